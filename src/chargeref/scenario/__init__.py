@@ -1,0 +1,187 @@
+"""The public scenario format (chargeref/1): parsing, readable errors, saving.
+
+``load_scenario(path)`` reads JSON or YAML and returns an immutable, validated
+scenario of the right system; ``scenario_problems(scen)`` adds the geometric and
+cross-reference checks of the system; together they are ``chargeref check``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any, Union
+
+import yaml
+from pydantic import Field, TypeAdapter, ValidationError
+
+from ..errors import Problem, ScenarioError
+from .common import MM_PER_UNIT, Base, Board, ChargeSpec
+from .t9a import ScenarioT9A, UnitT9A
+from .w40k import Model40k, Scenario40k, Unit40k
+from .warmaster import ScenarioWarmaster, UnitWarmaster
+
+Scenario = Annotated[Union[Scenario40k, ScenarioT9A, ScenarioWarmaster], Field(discriminator="system")]
+AnyScenario = Scenario40k | ScenarioT9A | ScenarioWarmaster
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(Scenario)
+SYSTEMS = ("40k", "t9a", "warmaster")
+
+
+def scenario_schema() -> dict[str, Any]:
+    return _ADAPTER.json_schema()
+
+
+def _contains_nonfinite(x: Any) -> bool:
+    if isinstance(x, float):
+        return not math.isfinite(x)
+    if isinstance(x, dict):
+        return any(_contains_nonfinite(v) for v in x.values())
+    if isinstance(x, list):
+        return any(_contains_nonfinite(v) for v in x)
+    return False
+
+
+def _readable_loc(raw: Any, loc: tuple[Any, ...]) -> str:
+    """('units', 0, 'models', 1, 'base') -> 'units[A].models[A2].base' using ids."""
+    out = ""
+    node = raw
+    for part in loc:
+        if isinstance(part, int):
+            label = str(part)
+            try:
+                item = node[part]
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    label = item["id"]
+                node = item
+            except (IndexError, KeyError, TypeError):
+                node = None
+            out += f"[{label}]"
+        else:
+            if part in SYSTEMS and out == "":
+                continue  # discriminator tag
+            if isinstance(part, str) and (part.startswith("function-") or part in ("tagged-union[Ruin,Wall,Barricade,Obstacle,Impassable,Hill]",)):
+                continue
+            if isinstance(part, str) and part in ("ruin", "wall", "barricade", "obstacle", "impassable", "hill") and out.endswith("]") and ".terrain" in ("." + out.split("[")[0]):
+                continue
+            out += ("." if out else "") + str(part)
+            try:
+                node = node[part] if isinstance(node, dict) else None
+            except (KeyError, TypeError):
+                node = None
+    return out or "scenario"
+
+
+def _problems_from_validation(raw: Any, err: ValidationError) -> list[Problem]:
+    probs = []
+    seen = set()
+    for e in err.errors():
+        field = _readable_loc(raw, tuple(e["loc"]))
+        msg = e["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        if e["type"] == "union_tag_invalid":
+            ctx = e.get("ctx", {})
+            msg = f"unknown {ctx.get('discriminator', 'type')} {ctx.get('tag')!r} (known: {ctx.get('expected_tags')})".replace("'type'", "type")
+        key = (field, msg)
+        if key not in seen:
+            seen.add(key)
+            probs.append(Problem(field, msg))
+    return probs
+
+
+def parse_text(text: str, source: str = "scenario") -> Any:
+    """JSON or YAML text -> plain data (no validation yet)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+            raise ScenarioError(Problem(source, f"neither valid JSON nor YAML{where}")) from None
+    return data
+
+
+def scenario_from_data(data: Any) -> AnyScenario:
+    if not isinstance(data, dict):
+        raise ScenarioError(Problem("scenario", "the document must be a mapping with format, system, board and units"))
+    if data.get("format") != "chargeref/1":
+        raise ScenarioError(Problem("format", f"must be 'chargeref/1' (got {data.get('format')!r})"))
+    if data.get("system") not in SYSTEMS:
+        raise ScenarioError(Problem("system", f"unknown system {data.get('system')!r} (known: 40k, t9a, warmaster)"))
+    if _contains_nonfinite(data):
+        # name the first such field
+        raise ScenarioError(_first_nonfinite(data, "") or Problem("scenario", "NaN or infinite number"))
+    try:
+        return _ADAPTER.validate_python(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise ScenarioError(_problems_from_validation(data, err)) from None
+
+
+def _first_nonfinite(x: Any, path: str) -> Problem | None:
+    if isinstance(x, float) and not math.isfinite(x):
+        return Problem(path or "scenario", f"{x} is not a finite number")
+    if isinstance(x, dict):
+        for k, v in x.items():
+            p = _first_nonfinite(v, f"{path}.{k}" if path else str(k))
+            if p:
+                return p
+    if isinstance(x, list):
+        for i, v in enumerate(x):
+            label = v["id"] if isinstance(v, dict) and isinstance(v.get("id"), str) else str(i)
+            p = _first_nonfinite(v, f"{path}[{label}]")
+            if p:
+                return p
+    return None
+
+
+def load_scenario(path: str | Path) -> AnyScenario:
+    """Read and validate a scenario file (JSON or YAML)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(Problem(str(path), "no such file")) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(Problem(str(path), f"cannot read: {exc.__class__.__name__}")) from None
+    return scenario_from_data(parse_text(text, str(path)))
+
+
+def scenario_to_data(scen: AnyScenario) -> dict[str, Any]:
+    """Plain JSON-ready data of a scenario (round-trips through ``scenario_from_data``)."""
+    return scen.model_dump(mode="json", exclude_none=True)
+
+
+def mm_per_unit(scen: AnyScenario) -> float:
+    return MM_PER_UNIT[scen.unit]
+
+
+def inch(scen: AnyScenario) -> float:
+    """One inch in the scenario's unit (rules thresholds are written in inches)."""
+    return 25.4 / MM_PER_UNIT[scen.unit]
+
+
+__all__ = [
+    "AnyScenario",
+    "Base",
+    "Board",
+    "ChargeSpec",
+    "Model40k",
+    "Scenario",
+    "Scenario40k",
+    "ScenarioT9A",
+    "ScenarioWarmaster",
+    "Unit40k",
+    "UnitT9A",
+    "UnitWarmaster",
+    "inch",
+    "load_scenario",
+    "mm_per_unit",
+    "parse_text",
+    "scenario_from_data",
+    "scenario_schema",
+    "scenario_to_data",
+]

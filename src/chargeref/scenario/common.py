@@ -1,0 +1,247 @@
+"""Scenario pieces shared by every system (the public contract, version 1).
+
+All models are immutable (frozen) pydantic models with ``extra="forbid"``: an unknown
+field is an error that names it. NaN and infinities are refused everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: Sizes beyond these are refused as absurd (scenario units / millimetres).
+MAX_BOARD = 2000.0
+MAX_BASE_MM = 1000.0
+MM_PER_UNIT = {"in": 25.4, "cm": 10.0}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+Coord = Annotated[float, Field(allow_inf_nan=False)]
+Point2 = tuple[Coord, Coord]
+
+
+def _check_point(p: Any) -> Any:
+    return p
+
+
+class Board(Strict):
+    width: Annotated[float, Field(gt=0, le=MAX_BOARD)]
+    depth: Annotated[float, Field(gt=0, le=MAX_BOARD)]
+
+
+# --------------------------------------------------------------------------- bases
+
+_ROUND_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*mm\s*(?:round)?\s*$", re.I)
+_PAIR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*(oval|rect)?\s*$", re.I)
+
+
+class Base(Strict):
+    """A base: exactly one of round, oval, rect or hull. Short strings are accepted:
+    ``"32mm"``, ``"60x35.5mm oval"``, ``"25x50mm"`` (a rectangle, W x D)."""
+
+    round: Annotated[float, Field(gt=0, le=MAX_BASE_MM)] | None = None
+    oval: tuple[Annotated[float, Field(gt=0, le=MAX_BASE_MM)], Annotated[float, Field(gt=0, le=MAX_BASE_MM)]] | None = None
+    rect: tuple[Annotated[float, Field(gt=0, le=MAX_BASE_MM)], Annotated[float, Field(gt=0, le=MAX_BASE_MM)]] | None = None
+    hull: list[Point2] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, v: Any) -> Any:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return {"round": v}
+        if isinstance(v, str):
+            m = _ROUND_RE.match(v)
+            if m:
+                return {"round": float(m.group(1))}
+            m = _PAIR_RE.match(v)
+            if m:
+                a, b, kind = float(m.group(1)), float(m.group(2)), (m.group(3) or "rect").lower()
+                return {kind: [a, b]}
+            raise ValueError(f"cannot read base {v!r}: use '32mm', '60x35.5mm oval' or '25x50mm'")
+        return v
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Base:
+        given = [k for k in ("round", "oval", "rect", "hull") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of round, oval, rect or hull")
+        if self.hull is not None:
+            if len(self.hull) < 3:
+                raise ValueError("a hull needs at least 3 points")
+            import shapely
+
+            poly = shapely.Polygon(self.hull)
+            if not poly.is_valid or poly.area <= 0:
+                raise ValueError("the hull polygon is not simple or has no area")
+            if max(abs(c) for p in self.hull for c in p) > MAX_BOARD:
+                raise ValueError("the hull is absurdly large")
+        return self
+
+    @property
+    def kind(self) -> str:
+        for k in ("round", "oval", "rect", "hull"):
+            if getattr(self, k) is not None:
+                return k
+        raise AssertionError
+
+    @property
+    def dims(self) -> Any:
+        return getattr(self, self.kind)
+
+    def short(self) -> str:
+        k = self.kind
+        if k == "round":
+            return f"{self.round:g}mm"
+        if k in ("oval", "rect"):
+            a, b = self.dims
+            return f"{a:g}x{b:g}mm {k}"
+        return "hull"
+
+
+# --------------------------------------------------------------------------- terrain
+
+
+def _polygon_ok(pts: list[Point2], what: str) -> list[Point2]:
+    if len(pts) < 3:
+        raise ValueError(f"{what} needs at least 3 points")
+    import shapely
+
+    poly = shapely.Polygon(pts)
+    if not poly.is_valid or poly.area <= 0:
+        raise ValueError(f"{what} is not a simple polygon with area")
+    return pts
+
+
+class WallSpec(Strict):
+    points: list[Point2] = Field(min_length=2)
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 5.0
+    thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+
+class FloorSpec(Strict):
+    polygon: list[Point2]
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)]
+
+    _p = field_validator("polygon")(lambda v: _polygon_ok(v, "floor polygon"))
+
+
+class Ruin(Strict):
+    type: Literal["ruin"]
+    id: str
+    footprint: list[Point2]
+    walls: list[WallSpec] = []
+    floors: list[FloorSpec] = []
+
+    _p = field_validator("footprint")(lambda v: _polygon_ok(v, "ruin footprint"))
+
+
+class Wall(Strict):
+    type: Literal["wall"]
+    id: str
+    points: list[Point2] = Field(min_length=2)
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 5.0
+    thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+    climbable: bool = True
+
+
+class Barricade(Strict):
+    type: Literal["barricade"]
+    id: str
+    points: list[Point2] = Field(min_length=2)
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 1.0
+    thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+
+class Obstacle(Strict):
+    type: Literal["obstacle"]
+    id: str
+    polygon: list[Point2]
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 1.0
+
+    _p = field_validator("polygon")(lambda v: _polygon_ok(v, "obstacle polygon"))
+
+
+class Impassable(Strict):
+    type: Literal["impassable"]
+    id: str
+    polygon: list[Point2]
+
+    _p = field_validator("polygon")(lambda v: _polygon_ok(v, "impassable polygon"))
+
+
+class Hill(Strict):
+    type: Literal["hill"]
+    id: str
+    polygon: list[Point2]
+    height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 1.0
+
+    _p = field_validator("polygon")(lambda v: _polygon_ok(v, "hill polygon"))
+
+
+Terrain = Annotated[Ruin | Wall | Barricade | Obstacle | Impassable | Hill, Field(discriminator="type")]
+
+
+# --------------------------------------------------------------------------- charges
+
+
+class ChargeSpec(Strict):
+    charger: str
+    targets: list[str] = Field(min_length=1)
+    dice: list[Annotated[int, Field(ge=1, le=6)]] | None = None
+    modifier: Annotated[int, Field(ge=-12, le=12)] = 0
+    reroll: Literal["none", "failed", "one_die"] = "none"
+    reaction: Literal["hold", "stand_and_shoot", "flee"] | None = None
+    reaction_dice: list[Annotated[int, Field(ge=1, le=6)]] | None = None
+    #: 40k: models removed by overwatch at the start of the charge move (WTC step 5A).
+    casualties: list[str] = []
+    #: free-form extra per system (e.g. t9a redirect target)
+    redirect: str | None = None
+    redirect_dice: list[Annotated[int, Field(ge=1, le=6)]] | None = None
+
+
+KEYWORDS = frozenset(
+    {
+        "INFANTRY", "BEAST", "SWARM", "FLY", "CHARACTER", "VEHICLE", "MONSTER",
+        "AIRCRAFT", "BIKER", "CAVALRY", "BATTLELINE", "WALKER", "TITANIC", "TOWERING",
+        "PSYKER", "MOUNTED", "BUILDING", "EPIC HERO", "DRONE", "SMOKE", "GRENADES",
+        "TRANSPORT", "DEDICATED TRANSPORT", "FORTIFICATION", "JUMP PACK",
+        "SWIFTSTRIDE", "FLYING", "LARGE", "GIGANTIC", "STANDARD",
+    }
+)
+FLAGS = frozenset({"advanced", "fell_back", "action", "engaged", "fleeing", "shaken", "charged", "heroic_intervened"})
+
+
+class UnitCommon(Strict):
+    id: str
+    player: Literal[1, 2]
+    name: str | None = None
+    keywords: list[str] = []
+    flags: list[str] = []
+
+    @field_validator("keywords")
+    @classmethod
+    def _kw(cls, v: list[str]) -> list[str]:
+        for k in v:
+            if k != k.upper():
+                raise ValueError(f"keyword {k!r} must be upper-case")
+            if k not in KEYWORDS:
+                raise ValueError(f"unknown keyword {k!r}")
+        return v
+
+    @field_validator("flags")
+    @classmethod
+    def _fl(cls, v: list[str]) -> list[str]:
+        for k in v:
+            if k not in FLAGS:
+                raise ValueError(f"unknown flag {k!r} (known: {', '.join(sorted(FLAGS))})")
+        return v
+
+
+def finite(*xs: float) -> bool:
+    return all(math.isfinite(x) for x in xs)
