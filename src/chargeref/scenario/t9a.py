@@ -1,4 +1,13 @@
-"""The 9th Age scenario pieces: rank-and-file blocks."""
+"""The 9th Age scenario pieces: rank-and-file blocks.
+
+Fields beyond the contract (all optional, documented in docs/t9a.md):
+
+* ``rules.charge_spacing``: ``"touch"`` (default: a charger may touch friends and
+  impassable terrain, never a non-target enemy) or ``"half_inch"`` (it keeps 0.5").
+* ``move_order``: the order in which chargers move after all declarations.
+* per charge (``charges:``): dice for the tests the phase needs and the results of
+  shooting, which chargeref does not simulate.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +17,16 @@ from pydantic import Field, model_validator
 
 from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
 
+Dice2 = list[Annotated[int, Field(ge=1, le=6)]]
+Reaction = Literal["hold", "stand_and_shoot", "flee"]
+
 
 class RulesT9A(Strict):
     #: "path": the distance the charge move needs (wheel included); "gap": closest distance.
     charge_distance: Literal["path", "gap"] = "path"
+    #: "touch": chargers may touch friends and impassable terrain (seed 001);
+    #: "half_inch": they keep 0.5" from everything but their targets.
+    charge_spacing: Literal["touch", "half_inch"] = "touch"
 
 
 class Formation(Strict):
@@ -41,6 +56,24 @@ class UnitT9A(UnitCommon):
     shooting: bool = False
 
 
+class ChargeSpecT9A(ChargeSpec):
+    """A ``charges:`` entry with The 9th Age's optional extras."""
+
+    #: Stand and Shoot: models the charger loses to the shooting (not simulated)
+    shoot_casualties: Annotated[int, Field(ge=0, le=1000)] = 0
+    #: dice (2D6) for Panic Tests caused by this declaration, by unit id
+    panic_dice: dict[str, Dice2] = {}
+    #: how the redirect target reacts, and its flee dice / shooting result
+    redirect_reaction: Reaction | None = None
+    redirect_reaction_dice: Dice2 | None = None
+    redirect_shoot_casualties: Annotated[int, Field(ge=0, le=1000)] = 0
+    #: reactions of secondary targets of a multiple charge (default: hold)
+    secondary_reactions: dict[str, Reaction] = {}
+    #: after catching a fleeing unit: Discipline Test dice and the facing to pivot to
+    pivot_dice: Dice2 | None = None
+    pivot_facing: Annotated[float, Field(allow_inf_nan=False)] | None = None
+
+
 class ScenarioT9A(Strict):
     format: Literal["chargeref/1"]
     system: Literal["t9a"]
@@ -49,4 +82,10 @@ class ScenarioT9A(Strict):
     board: Board
     terrain: list[Terrain] = []
     units: list[UnitT9A]
-    charges: list[ChargeSpec] = []
+    charges: list[ChargeSpecT9A] = []
+    #: the order chargers move in after all charges are declared (default: the order
+    #: of first declaration; units charging the same target move together)
+    move_order: list[str] | None = None
+
+
+__all__ = ["Base", "ChargeSpecT9A", "Formation", "RulesT9A", "ScenarioT9A", "UnitT9A"]

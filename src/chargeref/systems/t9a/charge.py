@@ -1,0 +1,608 @@
+"""Planning a charge move: how a charger reaches the charged facing, and where it ends.
+
+The end of a successful charge is the charger standing flush against the charged
+facing, looking in along the facing's inward normal, at a lateral offset ``s`` (the
+position of its front midpoint along the facing's axis, 0 = the facing's middle).
+
+How it gets there (an *approach*):
+
+* forward ``d1``, one wheel of ``theta`` (|theta| <= 90 degrees) about the inner front
+  corner, forward ``d2`` until the front touches the facing;
+* if it arrives at an angle ``delta`` (the *align angle*), the first contact is a
+  front corner of the charger on the facing, or an end of the facing on the charger's
+  front; the align move then turns the charger about that point by ``delta`` (the
+  direction of alignment is fixed by which side touched). ``delta == 0`` is a charger
+  that wheeled exactly onto the facing's heading.
+
+Given ``s`` and ``delta`` everything else is fixed: the pre-align pose is the end pose
+turned back about the contact point, and ``d1``/``d2`` solve a 2x2 linear system.
+Align angles are searched on a 2-degree grid plus the exact special values (no align,
+no wheel, a wheel of exactly 90 degrees).
+
+The distance an approach uses is ``d1 + d2`` plus the arc the outer front corner
+travels while wheeling (``|theta| x width``); the align move is free.
+
+End offsets are chosen lexicographically (seed 001, Maximising Contact): fewest other
+enemy units contacted, then no (or the least) rotation of the charged unit, then the
+most models in base contact; ties go to the shortest approach. Only offsets where the
+count of models can change are tried: where a charger model's edge meets the edge of
+an exposed target model, and the middle of each interval between those.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+from .block import Block, Facing
+from .contact import engaged_with, unit_contact
+from .geom import first_contact_turn, gap, near, wrap_deg
+from .world import Blocked, Obstacle, Step, World
+
+DELTA_GRID = np.arange(2.0, 90.0, 2.0)
+#: how many candidate offsets of one score level are tried for the shortest approach
+LEVEL_TRIES = 16
+
+
+@dataclass
+class Approach:
+    s: float
+    delta: float
+    theta: float
+    d1: float
+    d2: float
+    distance: float
+    pivot: np.ndarray | None  # contact point the align move turns about
+
+    def steps(self) -> list[Step]:
+        st: list[Step] = []
+        if self.d1 > 1e-12:
+            st.append(Step("forward", self.d1, label="advance"))
+        if self.theta != 0:
+            st.append(Step("wheel", self.theta, label="wheel"))
+        if self.d2 > 1e-12:
+            st.append(Step("forward", self.d2, label="advance"))
+        if self.delta != 0 and self.pivot is not None:
+            st.append(Step("turn", self.delta, pivot=(float(self.pivot[0]), float(self.pivot[1])), label="align"))
+        return st
+
+    def pre_steps(self) -> list[Step]:
+        return [s for s in self.steps() if s.label != "align"]
+
+
+@dataclass
+class Entry:
+    """One candidate end offset and what it scores."""
+
+    s: float
+    extra: frozenset[str]
+    models: int
+    charger_models: frozenset[int]
+    target_models: frozenset[str]
+    final: Block
+
+
+@dataclass
+class Placement:
+    charger: str
+    target: str
+    facing: str
+    s: float
+    steps: list[Step]
+    target_steps: list[Step]
+    distance: float
+    wheel: float
+    align: float
+    target_turn: float
+    pivot: tuple[float, float] | None
+    extra: frozenset[str]
+    models: int
+    charger_models: frozenset[int]
+    target_models: frozenset[str]
+    final: Block
+    target_final: Block
+    kind: str = "normal"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "offset": round(self.s, 9),
+            "distance": round(self.distance, 9),
+            "wheel": round(self.wheel, 9),
+            "align": round(self.align, 9),
+            "target_rotation": round(self.target_turn, 9),
+            "align_by": ("charger" if self.align and not self.target_turn else
+                         "target" if self.target_turn and not self.align else
+                         "both" if self.align and self.target_turn else None),
+            "contact_point": None if self.pivot is None else [round(self.pivot[0], 9), round(self.pivot[1], 9)],
+        }
+
+
+@dataclass
+class PlanFailure:
+    code: str
+    message: str
+    blockers: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- frames
+
+
+def round_facing(target: Block, heading: float) -> Facing:
+    """A round base has no straight facings: the charger's front must end tangent to
+    it. The 'facing' for a charger arriving on ``heading`` is the tangent point."""
+    f = np.array([math.cos(math.radians(heading)), math.sin(math.radians(heading))])
+    n = -f
+    mid = target.centre - target.radius * f
+    return Facing(target.id, "front", mid, np.array([n[1], -n[0]]), n, 0.0)
+
+
+def target_profile(target: Block, fr: Facing) -> list[tuple[str, float, float]]:
+    if target.round:
+        return [(f"{target.id}.0", -target.radius, target.radius)]
+    return [(f"{target.id}.{i}", lo, hi) for i, lo, hi, _ in target.profile(fr.name)]
+
+
+def charger_edges(ch: Block) -> list[float]:
+    """Edges of the charger's front-rank bases, relative to its front midpoint along
+    the axis of the facing it stands against (its left is +)."""
+    if ch.round:
+        return [ch.radius, -ch.radius]
+    w = ch.width
+    return [w / 2 - i * ch.bw for i in range(ch.files + 1)]
+
+
+def contact_range(ch: Block, fr: Facing) -> tuple[float, float]:
+    if ch.round:
+        return -fr.length / 2, fr.length / 2
+    return -fr.length / 2 - ch.width / 2, fr.length / 2 + ch.width / 2
+
+
+def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]]) -> list[float]:
+    lo, hi = contact_range(ch, fr)
+    edges = charger_edges(ch)
+    ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
+    crit = sorted({round(e - c, 10) for e in ends for c in edges if lo - TOL <= e - c <= hi + TOL} | {lo, hi})
+    crit = [min(max(c, lo), hi) for c in crit]
+    out = list(crit)
+    for a, b in zip(crit, crit[1:], strict=False):
+        if b - a > 1e-6:
+            out.append((a + b) / 2)
+            if b - a > 1.0:
+                k = int((b - a) / 0.5)
+                out += [a + (b - a) * i / (k + 1) for i in range(1, k + 1)]
+    return sorted(set(out))
+
+
+def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple[frozenset[int], frozenset[str]]:
+    if ch.round:
+        lo, hi = s - ch.radius, s + ch.radius
+        tm = frozenset(j for j, a, b in prof if max(a, lo) <= min(b, hi) + TOL)
+        return (frozenset({0}) if tm else frozenset()), tm
+    w, bw = ch.width, ch.bw
+    cm: set[int] = set()
+    tm: set[str] = set()
+    for k in range(ch.files):
+        hi = s + w / 2 - k * bw
+        lo = hi - bw
+        for j, a, b in prof:
+            if max(a, lo) <= min(b, hi) + TOL:
+                cm.add(k)
+                tm.add(j)
+    return frozenset(cm), frozenset(tm)
+
+
+# ----------------------------------------------------------------------------- approaches
+
+
+def _deltas(ch: Block, fr: Facing) -> list[float]:
+    base = wrap_deg(fr.psi - ch.facing)
+    ds = {0.0}
+    if 0 < abs(base) < 90:
+        ds.add(base)  # no wheel at all, only an align
+    for th in (90.0, -90.0):
+        d = wrap_deg(base - th)
+        if 0 < abs(d) < 90:
+            ds.add(d)  # a wheel of exactly 90 degrees, then the align
+    for g in DELTA_GRID:
+        ds.add(float(g))
+        ds.add(-float(g))
+    return sorted(ds, key=abs)
+
+
+def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
+    """Vectorised approach solve for arrays of offsets ``S`` and align angles ``D``
+    (degrees): the wheel, d1, d2, the distance, the contact point's offset, and
+    whether the approach exists (|wheel| <= 90, d1 >= 0, d2 >= 0). ``raw_d1`` and
+    ``raw_d2`` are the values before those checks."""
+    S = np.asarray(S, dtype=float)
+    D = np.asarray(D, dtype=float)
+    w, L = ch.width, fr.length
+    t, n = fr.t, fr.n
+    # the contact point's offset along the facing (used when D != 0)
+    xp = np.where(D > 0, np.minimum(S + w / 2, L / 2), np.maximum(S - w / 2, -L / 2))
+    # the pre-align front midpoint: the end pose turned back about the contact point
+    a = np.radians(-D)
+    c, sn = np.cos(a), np.sin(a)
+    vx = S - xp
+    px = xp + c * vx
+    py = sn * vx
+    Fx = fr.mid[0] + px * t[0] + py * n[0]
+    Fy = fr.mid[1] + px * t[1] + py * n[1]
+    theta = (fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0
+    ok = np.abs(theta) <= 90 + 1e-9
+    theta = np.clip(theta, -90.0, 90.0)
+    r1 = np.radians(ch.facing + theta)
+    f1x, f1y = np.cos(r1), np.sin(r1)
+    l1x, l1y = -f1y, f1x
+    f0, l0 = ch.f, ch.l
+    sg = np.sign(theta) * (w / 2)
+    Vx = Fx - ch.F[0] - sg * (l0[0] - l1x)
+    Vy = Fy - ch.F[1] - sg * (l0[1] - l1y)
+    det = f0[0] * f1y - f0[1] * f1x
+    par = np.abs(det) < 1e-12
+    safe = np.where(par, 1.0, det)
+    d1 = np.where(par, Vx * f0[0] + Vy * f0[1], (Vx * f1y - Vy * f1x) / safe)
+    d2 = np.where(par, 0.0, (f0[0] * Vy - f0[1] * Vx) / safe)
+    lat = f0[0] * Vy - f0[1] * Vx
+    ok &= ~(par & (np.abs(lat) > TOL))
+    raw1, raw2 = d1.copy(), d2.copy()
+    ok &= (d1 >= -1e-9) & (d2 >= -1e-9)
+    d1 = np.maximum(d1, 0.0)
+    d2 = np.maximum(d2, 0.0)
+    dist = d1 + d2 + np.radians(np.abs(theta)) * w
+    return {"S": S, "D": D, "theta": theta, "d1": d1, "d2": d2, "dist": dist, "xp": xp, "ok": ok,
+            "raw_d1": raw1, "raw_d2": raw2, "par": par}
+
+
+def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Approach]:
+    out = []
+    for i in np.nonzero(r["ok"])[0]:
+        delta = float(r["D"][i])
+        P = None if delta == 0 else fr.pt(float(r["xp"][i]))
+        out.append(Approach(float(r["S"][i]), delta, float(r["theta"][i]), float(r["d1"][i]), float(r["d2"][i]),
+                            float(r["dist"][i]), P))
+    out.sort(key=lambda a: (round(a.distance, 9), abs(a.delta)))
+    return out
+
+
+def approaches(ch: Block, fr: Facing, s: float, deltas: list[float] | None = None) -> list[Approach]:
+    """Every approach (no obstacles considered) that ends flush at offset s, shortest
+    first."""
+    if ch.round:
+        return _round_approach(ch, fr, s)
+    D = np.asarray(_deltas(ch, fr) if deltas is None else deltas, dtype=float)
+    return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
+
+
+def _round_approach(ch: Block, fr: Facing, s: float) -> list[Approach]:
+    """A single model on a round base turns freely about its centre and moves
+    straight to where it touches the facing."""
+    end_c = fr.pt(s, ch.radius)
+    v = end_c - ch.centre
+    d = float(np.hypot(*v))
+    return [Approach(s, 0.0, 0.0, d, 0.0, d, None)]
+
+
+def round_steps(ch: Block, fr: Facing, ap: Approach) -> list[Step]:
+    end_c = fr.pt(ap.s, ch.radius)
+    v = end_c - ch.centre
+    d = float(np.hypot(*v))
+    st: list[Step] = []
+    c0 = (float(ch.centre[0]), float(ch.centre[1]))
+    if d > 1e-12:
+        head = math.degrees(math.atan2(float(v[1]), float(v[0])))
+        st.append(Step("turn", wrap_deg(head - ch.facing), pivot=c0, label="pivot"))
+        st.append(Step("forward", d, label="advance"))
+        st.append(Step("turn", wrap_deg(fr.psi - head), pivot=(float(end_c[0]), float(end_c[1])), label="pivot"))
+    else:
+        st.append(Step("turn", wrap_deg(fr.psi - ch.facing), pivot=c0, label="pivot"))
+    return [x for x in st if not (x.kind == "turn" and x.amount == 0)]
+
+
+def approach_steps(ch: Block, fr: Facing, ap: Approach) -> list[Step]:
+    return round_steps(ch, fr, ap) if ch.round else ap.steps()
+
+
+# ----------------------------------------------------------------------------- planning
+
+
+@dataclass
+class Context:
+    world: World
+    charger: Block
+    target: Block
+    fr: Facing
+    obstacles: list[Obstacle]
+    allowed: frozenset[str]
+    touch_any: bool
+    fails: dict[str, int] = field(default_factory=dict)
+    blockers: dict[str, int] = field(default_factory=dict)
+
+    def note(self, why: str, who: str | None = None) -> None:
+        self.fails[why] = self.fails.get(why, 0) + 1
+        if who:
+            self.blockers[who] = self.blockers.get(who, 0) + 1
+
+
+def make_context(world: World, ch: Block, tgt: Block, fr: Facing, allowed: frozenset[str], touch_any: bool,
+                 ignore: frozenset[str] = frozenset(), terrain: bool = True) -> Context:
+    obst = world.obstacles(ch, targets=set({tgt.id}) | set(allowed), ignore=set(ignore), touch_enemies=touch_any,
+                           terrain=terrain, spacing=world.charge_spacing())
+    return Context(world, ch, tgt, fr, obst, allowed, touch_any)
+
+
+def _entries(ctx: Context) -> list[Entry]:
+    ch, fr, tgt = ctx.charger, ctx.fr, ctx.target
+    prof = target_profile(tgt, fr)
+    out: list[Entry] = []
+    for s in candidate_offsets(ch, fr, prof):
+        fin = ch.at(fr.pt(s), fr.psi)
+        sh = fin.shape()
+        if not ctx.world.shape_on_board(sh):
+            ctx.note("board", "board")
+            continue
+        bad = None
+        extra: set[str] = set()
+        for ob in ctx.obstacles:
+            if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
+                continue
+            g = gap(sh, ob.shape)
+            if ob.cls == "target" and ob.uid == tgt.id:
+                if g < -TOL:
+                    bad = ob
+                    break
+                continue
+            if not ob.ok(g):
+                bad = ob
+                break
+            if ob.cls in ("target", "enemy") and g <= TOL:
+                extra.add(ob.uid)
+        if bad is not None:
+            ctx.note("end_blocked", bad.uid)
+            continue
+        cm, tm = count_1d(ch, s, prof)
+        cmodels = set(cm)
+        tmodels = set(tm)
+        for e in extra:
+            uc = unit_contact(fin, ctx.world.blocks[e])
+            if uc is not None:
+                cmodels |= {i for i, _ in uc.pairs}
+                tmodels |= {f"{e}.{j}" for _, j in uc.pairs}
+        out.append(Entry(s, frozenset(extra), len(cmodels) + len(tmodels), frozenset(cmodels), frozenset(tmodels), fin))
+    return out
+
+
+def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | None]:
+    ch = ctx.charger
+    steps = approach_steps(ch, ctx.fr, ap)
+    res = ctx.world.check_steps(ch, steps, ctx.obstacles, skip_path=ch.flying)
+    return steps, res
+
+
+def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
+    aps = approaches(ctx.charger, ctx.fr, s)
+    if not aps:
+        ctx.note("unreachable")
+        return None
+    for ap in aps[:limit]:
+        steps, res = _clear_approach(ctx, ap)
+        if res is None:
+            return ap, steps
+        ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
+    return None
+
+
+def _placement(ctx: Context, e: Entry, ap: Approach, steps: list[Step], tsteps: list[Step] | None = None,
+               target_turn: float = 0.0, align: float | None = None) -> Placement:
+    ch, tgt = ctx.charger, ctx.target
+    final = ch
+    for st in steps:
+        final = st.apply(final)
+    tfin = tgt
+    for st in tsteps or []:
+        tfin = st.apply(tfin)
+    return Placement(
+        charger=ch.id, target=tgt.id, facing=ctx.fr.name, s=e.s, steps=steps, target_steps=tsteps or [],
+        distance=ap.distance, wheel=ap.theta, align=ap.delta if align is None else align, target_turn=target_turn,
+        pivot=None if ap.pivot is None else (float(ap.pivot[0]), float(ap.pivot[1])),
+        extra=e.extra, models=e.models, charger_models=e.charger_models, target_models=e.target_models,
+        final=final, target_final=tfin,
+    )
+
+
+def plan(ctx: Context, allow_rotation: bool = True) -> Placement | PlanFailure:
+    """The lexicographically best reachable end (see the module docstring)."""
+    entries = _entries(ctx)
+    if not entries:
+        return _failure(ctx, "no_room")
+    levels = sorted({len(e.extra) for e in entries})
+    for lv in levels:
+        at = [e for e in entries if len(e.extra) == lv]
+        by_models: dict[int, list[Entry]] = {}
+        for e in at:
+            by_models.setdefault(e.models, []).append(e)
+        for m in sorted(by_models, reverse=True):
+            group = sorted(by_models[m], key=lambda e: abs(e.s))
+            best: tuple[float, Entry, Approach, list[Step]] | None = None
+            tries = 0
+            for e in group:
+                found = _best_approach(ctx, e.s)
+                if found is None:
+                    continue
+                ap, steps = found
+                if best is None or ap.distance < best[0] - 1e-9:
+                    best = (ap.distance, e, ap, steps)
+                tries += 1
+                if tries >= LEVEL_TRIES:
+                    break
+            if best is not None:
+                return _placement(ctx, best[1], best[2], best[3])
+        if allow_rotation:
+            rot = _rotation_plan(ctx, at)
+            if rot is not None:
+                return rot
+    return _failure(ctx, "no_path")
+
+
+def _is_engaged(world: World, uid: str, exclude: set[str]) -> bool:
+    b = world.blocks[uid]
+    if "engaged" in b.flags:
+        return True
+    return bool(engaged_with(world.blocks, uid, exclude))
+
+
+def _rotation_plan(ctx: Context, entries: list[Entry]) -> Placement | None:
+    """When the charger cannot align by itself, it turns as far as it can and the
+    charged unit turns the rest about the contact point (never an engaged unit)."""
+    world, ch, tgt = ctx.world, ctx.charger, ctx.target
+    if tgt.round or _is_engaged(world, tgt.id, {ch.id}):
+        return None
+    best: tuple[tuple[float, int, float], Placement] | None = None
+    t_obst = world.obstacles(tgt, targets={ch.id}, spacing=world.charge_spacing())
+    for e in sorted(entries, key=lambda e: -e.models):
+        for ap in approaches(ch, ctx.fr, e.s)[:30]:
+            if ap.delta == 0 or ap.pivot is None:
+                continue
+            pre = ap.pre_steps()
+            if ctx.world.check_steps(ch, pre, ctx.obstacles, skip_path=ch.flying) is not None:
+                continue
+            pre_b = ch
+            for st in pre:
+                pre_b = st.apply(pre_b)
+            # how far can the charger itself turn?
+            ang = math.radians(ap.delta)
+            can = ang
+            if not ch.flying:
+                for ob in ctx.obstacles:
+                    if ob.uid == tgt.id:
+                        continue
+                    c, r = ob.shape.bbox_circle()
+                    if float(np.hypot(*(c - ap.pivot))) - r > float(np.max(np.hypot(*(pre_b.shape().V - ap.pivot).T))) + ob.min_gap + 1e-6:  # type: ignore[union-attr]
+                        continue
+                    t = first_contact_turn(pre_b.shape(), ap.pivot, can, ob.shape, ob.min_gap + (2 * TOL if ob.strict else 0.0))
+                    if abs(t) < abs(can):
+                        can = t
+            ch_turn = math.degrees(can)
+            rest = ap.delta - ch_turn
+            if abs(rest) < 1e-9:
+                continue  # it could align alone: not a rotation case
+            piv = (float(ap.pivot[0]), float(ap.pivot[1]))
+            csteps = pre + ([Step("turn", ch_turn, pivot=piv, label="align")] if abs(ch_turn) > 1e-12 else [])
+            ch_fin = pre_b.turned(ap.pivot, ch_turn) if abs(ch_turn) > 1e-12 else pre_b
+            if world.pose_clear(ch_fin, ctx.obstacles) is not None and not ch.flying:
+                continue
+            if ch.flying and world.pose_clear(ch_fin, ctx.obstacles) is not None:
+                continue
+            tstep = Step("turn", -rest, pivot=piv, label="align")
+            # the target turns with the charger in its new place
+            w2 = world.copy()
+            w2.put(ch_fin)
+            t_ob = [o for o in t_obst if o.uid != ch.id] + [Obstacle(ch.id, "target", ch_fin.shape(), 0.0, False)]
+            if w2.check_steps(tgt, [tstep], t_ob) is not None:
+                continue
+            key = (round(abs(rest), 6), -e.models, ap.distance)
+            pl = _placement(ctx, e, ap, csteps, [tstep], target_turn=-rest, align=ch_turn)
+            if best is None or key < best[0]:
+                best = (key, pl)
+            break
+    return None if best is None else best[1]
+
+
+def _failure(ctx: Context, default: str) -> PlanFailure:
+    f = ctx.fails
+    blockers = sorted(ctx.blockers, key=lambda k: -ctx.blockers[k])
+    if not f:
+        return PlanFailure("facing_unreachable", "no approach reaches the charged facing", blockers, f)
+    if set(f) <= {"unreachable"}:
+        return PlanFailure("facing_unreachable", "no forward move with one wheel of at most 90 degrees reaches the charged facing", blockers, f)
+    if f.get("align_blocked", 0) and not f.get("path_blocked", 0):
+        return PlanFailure("align_blocked", "the charger reaches the facing but cannot align in the direction of alignment", blockers, f)
+    if set(f) <= {"end_blocked", "board", "unreachable"}:
+        return PlanFailure("no_room", "there is no room flush against the charged facing", blockers, f)
+    return PlanFailure("path_blocked", "every way to the charged facing is blocked", blockers, f)
+
+
+# ----------------------------------------------------------------------------- distance
+
+
+def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
+    """The shortest clear approach to any flush end on the facing (path distance).
+
+    For a fixed align angle, d1 and d2 are affine in the offset (piecewise: the
+    contact point switches from a charger corner to the facing's end), so the
+    shortest approach of each align angle is at an end of an offset interval: where
+    d1 or d2 reaches 0, at a piece boundary, or at an end of the contact range. The
+    candidate offsets of :func:`candidate_offsets` are added for when those are
+    blocked."""
+    ch, fr = ctx.charger, ctx.fr
+    lo, hi = contact_range(ch, fr)
+    prof = target_profile(ctx.target, fr)
+    if ch.round:
+        x, _ = fr.local(ch.centre)
+        cands: list[Approach] = []
+        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof))):
+            cands += approaches(ch, fr, s)
+        cands.sort(key=lambda a: a.distance)
+    else:
+        w, L = ch.width, fr.length
+        deltas = np.asarray(_deltas(ch, fr), dtype=float)
+        # piece boundaries for positive / negative align angles
+        bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
+        ends: list[tuple[float, float, float]] = []  # (delta, a, b)
+        for delta in deltas:
+            if delta == 0:
+                ends.append((delta, lo, hi))
+            elif delta > 0:
+                ends += [(delta, lo, min(bpos, hi)), (delta, max(bpos, lo), hi)]
+            else:
+                ends += [(delta, max(bneg, lo), hi), (delta, lo, min(bneg, hi))]
+        E = np.asarray([e for e in ends if e[2] >= e[1]])
+        dA, sa, sb = E[:, 0], E[:, 1], E[:, 2]
+        ra = solve(ch, fr, sa, dA)
+        rb = solve(ch, fr, sb, dA)
+        Ss = [sa, sb]
+        Ds = [dA, dA]
+        for key in ("raw_d1", "raw_d2"):
+            va, vb = ra[key], rb[key]
+            den = vb - va
+            good = (np.abs(den) > 1e-15) & ~ra["par"] & ~rb["par"] & (sb - sa > 1e-9)
+            root = np.where(good, sa - va * (sb - sa) / np.where(good, den, 1.0), sa)
+            inside = good & (root >= sa - 1e-9) & (root <= sb + 1e-9)
+            Ss.append(np.clip(root[inside], sa[inside], sb[inside]))
+            Ds.append(dA[inside])
+        co = np.asarray(candidate_offsets(ch, fr, prof))
+        Ss.append(np.repeat(co, len(deltas)))
+        Ds.append(np.tile(deltas, len(co)))
+        cands = _to_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
+    seen = 0
+    tried: set[tuple[float, float]] = set()
+    others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
+    bad_s: dict[float, bool] = {}
+    for ap in cands:
+        key = (round(ap.s, 9), round(ap.delta, 9))
+        if key in tried:
+            continue
+        tried.add(key)
+        ks = round(ap.s, 9)
+        if ks not in bad_s:
+            fin = ch.at(fr.pt(ap.s), fr.psi)
+            bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
+                         or gap(fin.shape(), ctx.target.shape()) < -TOL)
+        if bad_s[ks]:
+            continue
+        steps, res = _clear_approach(ctx, ap)
+        seen += 1
+        if res is None:
+            return ap.distance, ap, steps
+        if seen > 400:
+            break
+    return None
+
+
+def boundary_gap(a: Block, b: Block) -> float:
+    return max(0.0, gap(a.shape(), b.shape()))

@@ -1,0 +1,492 @@
+"""The other moves of the charge phase: failed charges, flees, charges against a
+fleeing unit, blocked-path charges and the charged unit's combat reform."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+from .block import FACINGS, Block
+from .charge import count_1d, target_profile
+from .geom import Shape, gap, rot_sweep_gap, sweep_translate, unit, wrap_deg
+from .world import Blocked, Obstacle, Step, World, run_steps
+
+#: units that may not touch stop this far short (in inches; see docs/t9a.md)
+STOP_MARGIN_IN = 1e-3
+
+
+def stop_margin(world: World) -> float:
+    return STOP_MARGIN_IN * world.inch
+
+
+def _strict_obstacles(world: World, mover: Block, ignore: set[str] = frozenset()) -> list[Obstacle]:  # type: ignore[assignment]
+    """Failed charges and other moves that end short of enemies: friends and terrain
+    may be touched, enemies are kept at a hair's breadth."""
+    m = stop_margin(world)
+    sp = world.charge_spacing()
+    out = []
+    for ob in world.obstacles(mover, ignore=set(ignore), spacing=sp):
+        if ob.cls == "enemy" and sp is None:
+            out.append(Obstacle(ob.uid, ob.cls, ob.shape, m, False))
+        else:
+            out.append(ob)
+    return out
+
+
+def _max_turn(world: World, b: Block, deg: float, obst: list[Obstacle], pivot: np.ndarray | None = None) -> float:
+    """The largest turn (same sign, |t| <= |deg|) that stays clear."""
+    def step(t: float) -> Step:
+        if pivot is None:
+            return Step("wheel", t, label="wheel")
+        return Step("turn", t, pivot=(float(pivot[0]), float(pivot[1])))
+
+    if deg == 0 or world.check_steps(b, [step(deg)], obst) is None:
+        return deg
+    lo, hi = 0.0, deg
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        if world.check_steps(b, [step(mid)], obst) is None:
+            lo = mid
+        else:
+            hi = mid
+        if abs(hi - lo) < 1e-9:
+            break
+    return lo
+
+
+def _max_forward(world: World, b: Block, d: float, obst: list[Obstacle]) -> float:
+    if d <= 0:
+        return 0.0
+    if world.check_steps(b, [Step("forward", d)], obst) is None:
+        return d
+    lo, hi = 0.0, d
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if world.check_steps(b, [Step("forward", mid)], obst) is None:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-10:
+            break
+    return lo
+
+
+# ----------------------------------------------------------------------------- failed charge
+
+
+def heading_error(b: Block, target: np.ndarray) -> float:
+    """Signed angle (degrees) from the unit's facing to the line from its centre to
+    ``target``."""
+    v = np.asarray(target, float) - b.centre
+    return wrap_deg(math.degrees(math.atan2(float(v[1]), float(v[0]))) - b.facing)
+
+
+def wheel_to_face(b: Block, target: np.ndarray) -> float:
+    """The wheel (about the inner front corner) after which the unit's centre line
+    runs through ``target``: solved exactly by bisection on the heading error."""
+    e0 = heading_error(b, target)
+    if abs(e0) < 1e-12:
+        return 0.0
+    sgn = 1.0 if e0 > 0 else -1.0
+
+    def err(t: float) -> float:
+        return heading_error(b.wheeled(t), target) * sgn
+
+    lo, hi = 0.0, sgn * 180.0
+    # the error shrinks as the unit wheels toward the point; find the first zero
+    prev_t, prev_e = 0.0, err(0.0)
+    for k in range(1, 181):
+        t = sgn * k
+        e = err(t)
+        if e <= 0 or e > prev_e + 90:  # crossed the point (or wrapped past behind)
+            lo, hi = prev_t, t
+            break
+        prev_t, prev_e = t, e
+    else:
+        return sgn * 180.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if err(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@dataclass
+class FailedMove:
+    steps: list[Step]
+    wheel: float
+    wheel_wanted: float
+    forward: float
+    distance: int
+    stopped_by: list[str] = field(default_factory=list)
+
+    def details(self) -> dict[str, Any]:
+        return {"distance": self.distance, "wheel": round(self.wheel, 9), "wheel_to_face": round(self.wheel_wanted, 9),
+                "forward": round(self.forward, 9), "stopped_by": self.stopped_by}
+
+
+def failed_charge_move(world: World, b: Block, aim: np.ndarray, distance: float) -> FailedMove:
+    """Seed 001, Failed Charge: move the highest D6; first wheel until facing the
+    target's centre (or until blocked, or out of distance), then straight on."""
+    obst = _strict_obstacles(world, b)
+    want = wheel_to_face(b, aim)
+    stopped: list[str] = []
+    w = b.width if not b.round else 0.0
+    cost = math.radians(abs(want)) * w
+    if b.round:
+        # a round base turns freely to face the point
+        steps: list[Step] = []
+        turn = heading_error(b, aim)
+        if turn:
+            steps.append(Step("turn", turn, pivot=(float(b.centre[0]), float(b.centre[1])), label="pivot"))
+        cur = run_steps(b, steps)
+        fw = _max_forward(world, cur, distance, obst)
+        if fw < distance - 1e-9:
+            stopped.append(_who(world, cur, Step("forward", distance), obst))
+        if fw > 0:
+            steps.append(Step("forward", fw, label="advance"))
+        return FailedMove(steps, turn, turn, fw, int(round(distance)), stopped)
+    theta = want
+    if cost > distance:
+        theta = math.copysign(math.degrees(distance / w), want) if w > 0 else want
+    got = _max_turn(world, b, theta, obst)
+    if abs(got) < abs(theta) - 1e-9:
+        stopped.append(_who(world, b, Step("wheel", theta), obst))
+    steps = [Step("wheel", got, label="wheel")] if abs(got) > 1e-12 else []
+    used = math.radians(abs(got)) * w
+    cur = run_steps(b, steps)
+    rest = max(0.0, distance - used)
+    fw = _max_forward(world, cur, rest, obst)
+    if fw < rest - 1e-9:
+        stopped.append(_who(world, cur, Step("forward", rest), obst))
+    if fw > 1e-12:
+        steps.append(Step("forward", fw, label="advance"))
+    return FailedMove(steps, got, want, fw, int(round(distance)), [s for s in stopped if s])
+
+
+def _who(world: World, b: Block, st: Step, obst: list[Obstacle]) -> str:
+    res = world.check_steps(b, [st], obst)
+    return res.what if res is not None else ""
+
+
+# ----------------------------------------------------------------------------- flee
+
+
+@dataclass
+class FleeResult:
+    unit: str
+    heading: float
+    rolled: float
+    distance: float
+    steps: list[Step]
+    destroyed: bool
+    through_friends: list[str]
+    through_enemies: list[str]
+    through_terrain: list[str]
+    extended_past: list[str]
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "unit": self.unit, "heading": round(self.heading % 360, 9), "rolled": self.rolled,
+            "distance": round(self.distance, 9), "extended": round(self.distance - self.rolled, 9),
+            "extended_past": self.extended_past, "destroyed": self.destroyed,
+            "through_friends": self.through_friends, "through_enemies": self.through_enemies,
+            "through_terrain": self.through_terrain,
+        }
+
+
+def _interval_near(sh: Shape, d: np.ndarray, ob: Shape, limit: float, kmax: float) -> tuple[float, float] | None:
+    """The interval of k in [0, kmax] where sh moved by k*d is within ``limit`` of ob
+    (the distance between convex sets moving apart linearly is convex in k)."""
+    def dist(k: float) -> float:
+        return max(0.0, gap(sh.translated(d * k), ob))
+
+    # golden-section minimum of a convex function
+    a, b = 0.0, kmax
+    g = (math.sqrt(5) - 1) / 2
+    c, e = b - g * (b - a), a + g * (b - a)
+    fc, fe = dist(c), dist(e)
+    for _ in range(100):
+        if fc <= fe:
+            b, e, fe = e, c, fc
+            c = b - g * (b - a)
+            fc = dist(c)
+        else:
+            a, c, fc = c, e, fe
+            e = a + g * (b - a)
+            fe = dist(e)
+        if b - a < 1e-10:
+            break
+    kmin = (a + b) / 2
+    for k in (0.0, kmax):
+        if dist(k) < dist(kmin):
+            kmin = k
+    if dist(kmin) > limit:
+        return None
+
+    def edge(lo: float, hi: float, inside_hi: bool) -> float:
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if (dist(mid) <= limit) == inside_hi:
+                hi = mid
+            else:
+                lo = mid
+            if hi - lo < 1e-11:
+                break
+        return hi if inside_hi else lo
+
+    a0 = 0.0 if dist(0.0) <= limit else edge(0.0, kmin, True)
+    b0 = kmax if dist(kmax) <= limit else edge(kmin, kmax, False)
+    return a0, b0
+
+
+def flee_move(world: World, u: Block, away_from: np.ndarray, rolled: float) -> FleeResult:
+    """Pivot about the centre to face directly away from ``away_from``, move the flee
+    distance straight on; extend it by the least amount that leaves the unit more than
+    1" from every unit and impassable terrain; touching the board edge destroys it."""
+    v = u.centre - np.asarray(away_from, float)
+    if float(np.hypot(*v)) < 1e-12:
+        v = u.f
+    heading = math.degrees(math.atan2(float(v[1]), float(v[0])))
+    c = u.centre
+    turn = wrap_deg(heading - u.facing)
+    pivot = Step("turn", turn, pivot=(float(c[0]), float(c[1])), label="pivot")
+    turned = pivot.apply(u)
+    d = turned.f
+    sh = turned.shape()
+    one = 1.0 * world.inch
+    margin = stop_margin(world)
+    W, D = world.board
+    kmax = rolled + 2 * math.hypot(W, D)
+    others: list[tuple[str, str, Shape]] = []
+    for o in world.blocks.values():
+        if o.id != u.id:
+            others.append((o.id, "friend" if o.player == u.player else "enemy", o.shape()))
+    for tid, tsh in world.terrain:
+        others.append((tid, "terrain", tsh))
+    intervals: list[tuple[float, float, str]] = []
+    for oid, _, osh in others:
+        iv = _interval_near(sh, d, osh, one, kmax)
+        if iv is not None:
+            intervals.append((iv[0], iv[1], oid))
+    k = float(rolled)
+    past: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for a, b, oid in intervals:
+            if a - TOL <= k <= b + TOL:
+                k = b + margin
+                if oid not in past:
+                    past.append(oid)
+                changed = True
+    steps = [s for s in (pivot, Step("forward", k, label="flee")) if not (s.kind == "turn" and s.amount == 0)]
+    # what the move passes through (the pivot and the straight part)
+    sweep = sweep_translate(sh, d * k)
+    fr_, en_, te_ = [], [], []
+    for oid, cls, osh in others:
+        through = gap(sweep, osh) < -TOL
+        if not through and turn and sh.kind == "poly":
+            through = rot_sweep_gap(u.shape(), c, math.radians(turn), osh) < -TOL
+        if through:
+            {"friend": fr_, "enemy": en_, "terrain": te_}[cls].append(oid)
+    destroyed = not world.shape_on_board(sweep) or _touches_edge(world, sweep)
+    if turn and sh.kind == "poly" and not destroyed:
+        from .geom import rot_sweep_extent
+
+        destroyed = not world.on_board_box(rot_sweep_extent(u.shape(), c, math.radians(turn)))
+    return FleeResult(u.id, heading, float(rolled), k, steps, destroyed, fr_, en_, te_, past)
+
+
+def _touches_edge(world: World, sh: Shape) -> bool:
+    W, D = world.board
+    pts = sh.points()
+    r = sh.r
+    return bool(pts[:, 0].min() - r <= TOL or pts[:, 1].min() - r <= TOL or pts[:, 0].max() + r >= W - TOL
+                or pts[:, 1].max() + r >= D - TOL)
+
+
+# ----------------------------------------------------------------------------- fleeing target
+
+
+def _first_contact(sh: Shape, d: np.ndarray, ob: Shape, kmax: float) -> float | None:
+    iv = _interval_near(sh, d, ob, 0.0, kmax)
+    if iv is None:
+        return None
+    return iv[0]
+
+
+@dataclass
+class Reach:
+    steps: list[Step]
+    distance: float
+    wheel: float
+
+
+def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach | None:
+    """Seed 001, Charging a Fleeing Unit: the charger's front may touch any facing; no
+    align. The shortest wheel-then-straight move whose front edge makes the contact
+    (wheel searched every degree, refined to 0.01 degree)."""
+    obst = world.obstacles(ch, targets={fleer.id}, spacing=world.charge_spacing())
+    fsh = fleer.shape()
+
+    def attempt(theta: float) -> Reach | None:
+        if ch.round:
+            head = math.degrees(math.atan2(*(fleer.centre - ch.centre)[::-1]))
+            turn = wrap_deg(head - ch.facing)
+            b1 = ch.turned(ch.centre, turn)
+            pre = [Step("turn", turn, pivot=(float(ch.centre[0]), float(ch.centre[1])), label="pivot")] if turn else []
+            cost0 = 0.0
+        else:
+            b1 = ch.wheeled(theta)
+            pre = [Step("wheel", theta, label="wheel")] if theta else []
+            cost0 = math.radians(abs(theta)) * ch.width
+            if gap(b1.shape(), fsh) < TOL:
+                return None
+        k = _first_contact(b1.shape(), b1.f, fsh, kmax)
+        if k is None:
+            return None
+        b2 = b1.forward(k)
+        if not ch.round:
+            c = b2.corners()
+            fe = Shape.capsule(c["FL"], c["FR"], 0.0)
+            if gap(fe, fsh) > 1e-6:
+                return None  # something other than the front made the contact
+        steps = pre + [Step("forward", k, label="advance")]
+        if world.check_steps(ch, steps, obst) is not None:
+            return None
+        return Reach(steps, cost0 + k, theta)
+
+    best: Reach | None = None
+    grid = [0.0] if ch.round else [float(t) for t in range(-90, 91)]
+    for t in grid:
+        r = attempt(t)
+        if r is not None and (best is None or r.distance < best.distance):
+            best = r
+    if best is not None and not ch.round:
+        t0 = best.wheel
+        for t in np.arange(t0 - 1, t0 + 1.0001, 0.01):
+            if abs(t) <= 90:
+                r = attempt(float(t))
+                if r is not None and r.distance < best.distance:
+                    best = r
+    return best
+
+
+# ----------------------------------------------------------------------------- blocked path
+
+
+def straight_contact(world: World, ch: Block, tgt: Block, kmax: float) -> tuple[float | None, Blocked | None]:
+    """How far the charger moves straight forward before touching ``tgt``; and what
+    stops it first otherwise."""
+    k = _first_contact(ch.shape(), ch.f, tgt.shape(), kmax)
+    obst = [o for o in world.obstacles(ch, targets={tgt.id}, spacing=world.charge_spacing()) if o.uid != tgt.id]
+    upto = kmax if k is None else k
+    res = world.check_steps(ch, [Step("forward", upto)], obst)
+    return k, res
+
+
+def _pose_for_facing(t: Block, name: str, mid: np.ndarray, n: np.ndarray) -> Block:
+    """Place block t so that its facing ``name`` has midpoint ``mid`` and outward
+    normal ``n``."""
+    if name == "front":
+        f = n
+    elif name == "rear":
+        f = -n
+    elif name == "left":
+        f = np.array([n[1], -n[0]])
+    else:
+        f = np.array([-n[1], n[0]])
+    facing = math.degrees(math.atan2(float(f[1]), float(f[0])))
+    lv = np.array([-f[1], f[0]])
+    probe = t.at((0.0, 0.0), facing)
+    if name == "front":
+        F = mid
+    elif name == "rear":
+        F = mid + f * probe.depth
+    elif name == "left":
+        F = mid - lv * probe.width / 2 + f * probe.depth / 2
+    else:
+        F = mid + lv * probe.width / 2 + f * probe.depth / 2
+    return t.at(F, facing)
+
+
+@dataclass
+class Reform:
+    block: Block
+    facing: str
+    files: int
+    models: int
+    kept_formation: bool
+
+
+def combat_reform(world: World, tgt: Block, ch: Block, charged: str) -> Reform | None:
+    """Seed 003, Blocked Path: the charged unit re-forms so its charged facing lies
+    flush against the charger's front (the charger engaged on its front), keeping its
+    ranks and files and maximising models in contact; failing that with other files
+    (no maximising); failing that with another facing. Among equals, the placement
+    whose centre moves least."""
+    cf = ch.facing_of("front")
+    n = -cf.n  # the target's facing must look back at the charger
+    obst = [o for o in world.obstacles(tgt, targets={ch.id}) if o.uid != tgt.id]
+    obst = [Obstacle(o.uid, o.cls, o.shape, o.min_gap, o.strict) for o in obst]
+
+    def options(block: Block, name: str) -> list[Block]:
+        probe = block.at((0.0, 0.0), 0.0)
+        pf = probe.facing_of(name)
+        L = pf.length
+        pts = {v for _, lo, hi, _ in probe.profile(name) for v in (lo, hi)} | {-L / 2, L / 2}
+        wc = ch.width
+        lo, hi = -wc / 2 - L / 2, wc / 2 + L / 2
+        edges_c = [-wc / 2 + i * ch.bw for i in range(ch.files + 1)] if not ch.round else [-ch.radius, ch.radius]
+        # the target's facing axis runs opposite to the charger's: a profile point p of
+        # the target sits at x - p along the charger's front axis
+        xs = {lo, hi, 0.0} | {e + p for e in edges_c for p in pts}
+        out = []
+        for x in sorted(xs):
+            if lo - TOL <= x <= hi + TOL:
+                out.append(_pose_for_facing(block, name, cf.pt(x), n))
+        return out
+
+    def legal(b: Block) -> bool:
+        if world.pose_clear(b, obst) is not None:
+            return False
+        return gap(b.shape(), ch.shape()) >= -TOL
+
+    def score(b: Block, name: str) -> int:
+        fr = b.facing_of(name)
+        prof = target_profile(b, fr)
+        x, _ = fr.local(ch.F)
+        cm, tm = count_1d(ch, x, prof)
+        return len(cm) + len(tm)
+
+    c0 = tgt.centre
+    tries: list[tuple[str, Block, bool]] = [(charged, tgt, True)]
+    for files in range(1, tgt.models + 1):
+        if files != tgt.files:
+            tries.append((charged, tgt.with_models(tgt.models, files), False))
+    for name in FACINGS:
+        if name != charged:
+            tries.append((name, tgt, True))
+    for name, block, keep in tries:
+        best: tuple[tuple[int, float], Block] | None = None
+        for b in options(block, name):
+            if not legal(b):
+                continue
+            sc = score(b, name) if keep and name == charged else 0
+            key = (-sc, float(np.hypot(*(b.centre - c0))))
+            if best is None or key < best[0]:
+                best = (key, b)
+        if best is not None:
+            return Reform(best[1], name, best[1].files, best[1].models, keep and name == charged)
+    return None
+
+
+def unit_direction(deg: float) -> np.ndarray:
+    return unit(deg)

@@ -1,0 +1,461 @@
+"""The 40k rule system: eligibility, the roll, ``needed``, the charge move, failed
+charges, overwatch casualties, heroic interventions and the whole charge phase.
+
+Editions 9 (seed 002) and 10 with the WTC precise procedure (seed 000) are options of
+one system (``rules.edition``, ``rules.wtc``), not separate systems.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...dice import apply_reroll, roll_dice
+from ...errors import Problem, RequestError
+from ...geometry.shapes import TOL
+from ...ruling import Move, Needed, Reason, Roll, Ruling
+from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
+from ..base import ChargeRequest, PhaseResult, require_unit
+from .checks import scenario_problems
+from .solver import EPS, ChargeProblem, Placement, coherent, sd_many
+from .world import Model, World, build_world
+
+NAME = "40k"
+
+
+def _r6(x: float) -> float:
+    return round(float(x), 6)
+
+
+def _dist3(world: World, a: Model, b: Model) -> float:
+    """Closest distance between two flat bases at their heights."""
+    h = max(0.0, float(sd_many(a.fp, a.xy[None], b.fp)[0]))
+    return math.hypot(h, a.z - b.z)
+
+
+def unit_distance(world: World, u: str, v: str) -> float:
+    return min(_dist3(world, a, b) for a in world.unit_models[u] for b in world.unit_models[v])
+
+
+def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
+    r = world.rules
+    er = r.er if er is None else er
+    for a in world.unit_models[u]:
+        for b in world.unit_models[v]:
+            if abs(a.z - b.z) <= r.er_v + TOL and sd_many(a.fp, a.xy[None], b.fp)[0] <= er + TOL:
+                return True
+    return False
+
+
+class W40k:
+    name = NAME
+
+    # ---------------------------------------------------------------- checks
+    def problems(self, scen: Scenario40k) -> list[Problem]:
+        return scenario_problems(scen)
+
+    # ---------------------------------------------------------------- eligibility
+    def eligibility(self, world: World, charger: str, targets: list[str], heroic: bool = False) -> list[Reason]:
+        """Every reason this unit may not declare this charge (empty: it may)."""
+        scen = world.scen
+        u = require_unit(scen, charger, "charger")
+        reasons: list[Reason] = []
+        kws = set(u.keywords)
+        flags = set(u.flags)
+        ids = [m.id for m in world.unit_models[charger]]
+        if not ids:
+            reasons.append(Reason(code="no_models", message=f"unit {charger} has no models left"))
+            return reasons
+        if "advanced" in flags:
+            reasons.append(Reason(code="advanced", message=f"{charger} advanced this turn and cannot charge"))
+        if "fell_back" in flags:
+            reasons.append(Reason(code="fell_back", message=f"{charger} fell back this turn and cannot charge"))
+        if "action" in flags:
+            reasons.append(Reason(code="action", message=f"{charger} is performing an action and cannot charge"))
+        if "charged" in flags:
+            reasons.append(Reason(code="already_charged", message=f"{charger} has already charged this phase"))
+        if u.movement == "-":
+            reasons.append(Reason(code="no_movement", message=f"{charger} has a Movement of '-' and cannot charge"))
+        if "AIRCRAFT" in kws:
+            reasons.append(Reason(code="aircraft", message=f"{charger} is an AIRCRAFT and cannot charge"))
+        enemies = world.enemies_of(charger)
+        engaged_now = [e for e in enemies if world.unit_models[e] and in_engagement(world, charger, e)]
+        if engaged_now:
+            reasons.append(
+                Reason(
+                    code="starts_engaged",
+                    message=f"{charger} starts within engagement range of {', '.join(engaged_now)}",
+                    models=ids,
+                )
+            )
+        rng = world.rules.charge_range
+        if not heroic and not any(world.unit_models[e] and unit_distance(world, charger, e) <= rng + TOL for e in enemies):
+            reasons.append(Reason(code="no_enemy_in_range", message=f"no enemy unit is within 12\" of {charger}"))
+        for t in targets:
+            tu = require_unit(scen, t, "target")
+            if tu.player == u.player:
+                reasons.append(Reason(code="target_friendly", message=f"{t} is a friendly unit"))
+                continue
+            if not world.unit_models[t]:
+                reasons.append(Reason(code="target_destroyed", message=f"{t} has no models left"))
+                continue
+            d = unit_distance(world, charger, t)
+            limit = 6.0 * world.rules.inch if heroic else rng
+            if d > limit + TOL:
+                reasons.append(
+                    Reason(
+                        code="target_out_of_range",
+                        message=f"{t} is {d:.3f} away from {charger}; a target must be within {limit / world.rules.inch:g}\"",
+                        witness={"distance": _r6(d)},
+                    )
+                )
+        if len(set(targets)) != len(targets):
+            reasons.append(Reason(code="duplicate_target", message="a target is declared twice"))
+        return reasons
+
+    # ---------------------------------------------------------------- needed
+    def _problem(self, world: World, req: ChargeRequest, cap: float | None = None) -> ChargeProblem:
+        cap = self._cap(req) if cap is None else cap
+        return ChargeProblem(world, req.charger, list(req.targets), cap)
+
+    @staticmethod
+    def _cap(req: ChargeRequest) -> float:
+        """The largest roll total that can be made: 12 on 2D6 plus a positive modifier
+        (or the fixed roll, when given)."""
+        cap = 12.0 + max(0, req.modifier)
+        if req.roll is not None:
+            cap = max(cap, float(req.roll))
+        return cap
+
+    def needed_on(self, prob: ChargeProblem) -> tuple[Needed, Placement | None]:
+        """The least distance and roll for the problem, and a placement at that distance."""
+        lb = prob.lower_bound()
+        cap = prob.cap
+        if lb > cap + EPS:
+            return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
+        top = prob.solve(cap, improve=False)
+        if top is None:
+            return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=None), None
+        # the least integer roll (feasibility grows with the roll)
+        lo_roll = max(1, math.ceil(lb - 1e-6))
+        hi_roll = max(lo_roll, math.ceil(top.max_cost - 1e-6))
+        best = top
+        if prob.solve(float(lo_roll), improve=False) is not None:
+            hi_roll = lo_roll
+        else:
+            while lo_roll + 1 < hi_roll:
+                mid = (lo_roll + hi_roll) // 2
+                if prob.solve(float(mid), improve=False) is not None:
+                    hi_roll = mid
+                else:
+                    lo_roll = mid
+        roll = hi_roll
+        # least distance: among candidate costs in (roll-1, roll], the least that works
+        at_roll = prob.solve(float(roll), improve=False)
+        assert at_roll is not None
+        best = at_roll
+        costs = np.unique(np.concatenate([c.cost[c.ok & (c.cost <= roll + EPS) & (c.cost > roll - 1 - EPS)] for c in prob.cands.values()]))
+        costs = costs[costs >= lb - EPS]
+        if len(costs):
+            first = prob.solve(float(costs[0]), improve=False)
+            if first is not None:
+                best = first
+            else:
+                lo, hi = 0, len(costs) - 1
+                hi_pl = at_roll
+                if best.max_cost < costs[-1]:
+                    hi = int(np.searchsorted(costs, best.max_cost + EPS)) - 1
+                    hi = max(hi, 0)
+                for _ in range(12):
+                    if lo + 1 >= hi:
+                        break
+                    mid = (lo + hi) // 2
+                    p = prob.solve(float(costs[mid]), improve=False)
+                    if p is not None:
+                        hi, hi_pl = mid, p
+                    else:
+                        lo = mid
+                best = hi_pl
+        dist = best.max_cost
+        exact = math.ceil(lb - 1e-6) == roll
+        return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
+
+    def needed(self, scen: Scenario40k, req: ChargeRequest) -> Needed:
+        world = build_world(scen)
+        self._require(world, req)
+        if self.eligibility(world, req.charger, list(req.targets)):
+            return Needed(distance=None, roll=None)
+        return self.needed_on(self._problem(world, req))[0]
+
+    def _require(self, world: World, req: ChargeRequest) -> None:
+        require_unit(world.scen, req.charger, "charger")
+        if not req.targets:
+            raise RequestError(Problem("target", "declare at least one target"))
+        for t in req.targets:
+            require_unit(world.scen, t, "target")
+        ids = {m.id for m in world.unit_models[req.charger]}
+        for c in req.casualties:
+            if c not in ids:
+                raise RequestError(Problem("casualties", f"{c!r} is not a model of {req.charger}"))
+
+    # ---------------------------------------------------------------- charge
+    def charge(self, scen: Scenario40k, req: ChargeRequest) -> Ruling:
+        world = build_world(scen)
+        self._require(world, req)
+        heroic = bool(req.extra.get("heroic_intervention"))
+        r = world.rules
+        targets = list(req.targets)
+        details: dict[str, Any] = {"edition": r.edition, "wtc": r.wtc}
+        reasons = self.eligibility(world, req.charger, targets, heroic=heroic)
+        if heroic:
+            details["heroic_intervention"] = True
+        if reasons:
+            return self._ruling(world, req, targets, eligible=False, success=False, procedure="ineligible", reasons=reasons, details=details)
+        rng = req.rng()
+        seed = req.seed
+        casualties = frozenset(req.casualties)
+        # edition 9 (seed 002): overwatch is fired when the charge is declared, so its
+        # casualties are gone before the roll is made.
+        if casualties and not (r.edition == 10 or r.wtc):
+            world = build_world(scen, removed=casualties)
+            details["casualties"] = sorted(casualties)
+        prob = self._problem(world, req)
+        need, _ = self.needed_on(prob)
+        # the roll
+        if req.roll is not None:
+            roll = Roll(dice=[], modifier=req.modifier, total=int(req.roll))
+        else:
+            dice = list(req.dice) if req.dice else roll_dice(rng, 2)
+            if len(dice) != 2:
+                raise RequestError(Problem("dice", f"a charge roll is two dice (got {len(dice)})"))
+            final, before = apply_reroll(dice, need.roll, req.modifier, req.reroll, rng)
+            roll = Roll(dice=final, modifier=req.modifier, total=sum(final) + req.modifier, rerolled_from=before, seed=seed if not req.dice else None)
+        R = float(roll.total)
+        placement = prob.solve(R) if need.roll is not None and R + EPS >= (need.distance or 0) else None
+        if placement is not None and casualties and (r.edition == 10 or r.wtc):
+            # WTC step 5A: overwatch at the start of the move; casualties can spoil it
+            details["casualties"] = sorted(casualties)
+            world = build_world(scen, removed=casualties)
+            prob = self._problem(world, req)
+            placement = prob.solve(R)
+            if placement is None:
+                reasons.append(
+                    Reason(
+                        code="overwatch_spoiled",
+                        message="after the overwatch casualties the unit can no longer reach every target in coherency; nobody moves",
+                        models=sorted(casualties),
+                    )
+                )
+                return self._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)
+        if placement is None:
+            if need.roll is None:
+                reasons.append(self._why_impossible(prob))
+            else:
+                reasons.append(
+                    Reason(
+                        code="roll_too_low",
+                        message=f"a roll of {roll.total} is short: the charge needs {need.roll} ({need.distance:.3f})",
+                        witness={"needed": need.distance},
+                    )
+                )
+            moves: list[Move] = []
+            if r.edition == 9 and not r.wtc and r.failed_charge_moves:
+                moves = self._failed_moves(world, prob, R)
+                if moves:
+                    details["failed_move"] = "moved up to the roll, ending closer (seed 002)"
+            return self._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll, moves)
+        contacts = prob.contacts_of(placement)
+        moves = self._moves(world, prob, placement, contacts)
+        details["order"] = placement.order
+        details["base_contacts"] = sum(1 for m in prob.models if any(o in {t.id for tl in prob.tmodels for t in tl} for o in contacts[m.id]))
+        return self._ruling(world, req, targets, True, True, "heroic_intervention" if heroic else "normal", reasons, details, need, roll, moves)
+
+    def _why_impossible(self, prob: ChargeProblem) -> Reason:
+        """Explain why no roll can make the charge succeed."""
+        lb = prob.lower_bound()
+        if lb > prob.cap + EPS:
+            return Reason(
+                code="out_of_reach",
+                message=f"the closest model is {lb:.3f} beyond engagement range, more than the best roll ({prob.cap:g})",
+                witness={"lower_bound": _r6(lb)},
+            )
+        # is some target unreachable without touching a non-target's engagement range?
+        for j, t in enumerate(prob.targets):
+            if not any((c.ok & c.er[:, j]).any() for c in prob.cands.values()):
+                return Reason(
+                    code="target_unreachable",
+                    message=f"every spot in engagement range of {t} is blocked or in engagement range of a unit that is not a target",
+                )
+        return Reason(
+            code="no_legal_placement",
+            message="no placement keeps the unit coherent, in engagement range of every target and out of range of every other enemy",
+        )
+
+    def _moves(self, world: World, prob: ChargeProblem, pl: Placement, contacts: dict[str, list[str]]) -> list[Move]:
+        out = []
+        for m in prob.models:
+            goal = pl.pos[m.id]
+            pr = prob.path_of(m, goal)
+            path = [[_r6(x), _r6(y)] for x, y in pr.points] if pr is not None else [[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(goal[0]), _r6(goal[1])]]
+            out.append(
+                Move(
+                    id=m.id,
+                    **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
+                    to=[_r6(goal[0]), _r6(goal[1]), _r6(pl.z[m.id])],
+                    distance=_r6(pl.cost[m.id]),
+                    contacts=contacts.get(m.id, []),
+                    path=path,
+                )
+            )
+        return out
+
+    def _failed_moves(self, world: World, prob: ChargeProblem, R: float) -> list[Move]:
+        """Seed 002: a failed charge still moves up to the roll and ends closer to the
+        charged unit, in coherency, out of engagement range of every enemy. We move the
+        unit as one body straight toward the closest target as far as that stays legal."""
+        models = prob.models
+        if not models:
+            return []
+        r = world.rules
+        # direction from the unit's closest model to the closest target point
+        best = None
+        for m in models:
+            for t in prob.tmodels[0]:
+                d = float(sd_many(m.fp, m.xy[None], t.fp)[0])
+                if best is None or d < best[0]:
+                    best = (d, m, t)
+        assert best is not None
+        _, m0, t0 = best
+        v = t0.xy - m0.xy
+        if np.linalg.norm(v) == 0:
+            return []
+        v = v / np.linalg.norm(v)
+        enemy = [o for o in world.models if o.player != world.unit_player[prob.unit]]
+        others = [o for o in world.models if o.unit != prob.unit]
+
+        def legal(s: float) -> bool:
+            for m in models:
+                p = m.xy + v * s
+                fp = m.fp.moved_to(p)
+                for o in others:
+                    sd = float(sd_many(fp, p[None], o.fp)[0])
+                    if o in enemy and sd <= r.er + 2e-6 and abs(m.z - o.z) <= r.er_v:
+                        return False
+                    if sd < -EPS and abs(m.z - o.z) <= 1e-9:
+                        return False
+                for f in prob.blockers:
+                    if float(sd_many(fp, p[None], f.fp)[0]) < -EPS:
+                        return False
+                if prob.fields[m.id].cost(p[None])[0] > s + 1e-6:
+                    return False  # the straight line is blocked
+            return True
+
+        lo, hi = 0.0, R
+        if legal(hi):
+            lo = hi
+        else:
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                if legal(mid):
+                    lo = mid
+                else:
+                    hi = mid
+        s = lo
+        if s <= 1e-4:
+            return []
+        out = []
+        for m in models:
+            p = m.xy + v * s
+            out.append(
+                Move(
+                    id=m.id,
+                    **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
+                    to=[_r6(p[0]), _r6(p[1]), _r6(m.z)],
+                    distance=_r6(s),
+                    path=[[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(p[0]), _r6(p[1])]],
+                )
+            )
+        return out
+
+    # ---------------------------------------------------------------- ruling
+    def _ruling(
+        self,
+        world: World,
+        req: ChargeRequest,
+        targets: list[str],
+        eligible: bool,
+        success: bool,
+        procedure: str,
+        reasons: list[Reason],
+        details: dict[str, Any],
+        need: Needed | None = None,
+        roll: Roll | None = None,
+        moves: list[Move] | None = None,
+    ) -> Ruling:
+        moves = moves or []
+        engaged: list[str] = []
+        after = self._after(world.scen, req, moves, success, details.get("casualties", []))
+        if success:
+            aw = build_world(scenario_from_data(after))
+            engaged = [t for t in targets if in_engagement(aw, req.charger, t)]
+        return Ruling(
+            system=NAME,
+            charger=req.charger,
+            targets=targets,
+            eligible=eligible,
+            needed=need,
+            roll=roll,
+            success=success,
+            procedure=procedure,
+            moves=moves,
+            engaged=engaged,
+            reasons=reasons,
+            details=details,
+            after=after,
+        )
+
+    def _after(self, scen: Scenario40k, req: ChargeRequest, moves: list[Move], success: bool, casualties: list[str]) -> dict[str, Any]:
+        data = scenario_to_data(scen)
+        new = {m.id: m.to for m in moves}
+        dead = set(casualties)
+        for u in data["units"]:
+            u["models"] = [m for m in u["models"] if m["id"] not in dead]
+            for m in u["models"]:
+                if m["id"] in new:
+                    m["at"] = list(new[m["id"]])
+            if u["id"] == req.charger and (success or moves or True):
+                flags = list(u.get("flags", []))
+                if "charged" not in flags:
+                    flags.append("charged")
+                u["flags"] = flags
+        return data
+
+    # ---------------------------------------------------------------- heroic (9th)
+    def heroic_intervention(self, scen: Scenario40k, unit: str) -> Ruling:
+        from .heroic import heroic_intervention
+
+        return heroic_intervention(self, scen, unit)
+
+    # ---------------------------------------------------------------- phase
+    def phase(self, scen: Scenario40k, seed: int | None) -> PhaseResult:
+        rulings: list[Ruling] = []
+        cur = scen
+        for i, spec in enumerate(scen.charges):
+            s = None if seed is None else seed + i
+            req = ChargeRequest.from_spec(spec, s)
+            ruling = self.charge(cur, req)
+            rulings.append(ruling)
+            if ruling.after is not None:
+                cur = scenario_from_data(ruling.after)
+        after = scenario_to_data(cur)
+        after["charges"] = []
+        return PhaseResult(rulings=rulings, after=after)
+
+
+def placement_coherent(models: list[Model], pl: Placement, world: World) -> bool:
+    return coherent(models, pl, world.rules, world.rules.needs_two(len(models)))
+
+
+SYSTEM = W40k()

@@ -1,0 +1,211 @@
+"""The 40k battlefield as geometry: model footprints with heights, terrain pieces, and
+what blocks or costs whom. Built once per scenario; immutable.
+
+Rules modelled here (thresholds in inches, converted to the scenario unit):
+
+* Engagement range: 1" horizontally and 5" vertically. Coherency: 2" and 5".
+* Climbing threshold: terrain up to 1" (edition 9) or 2" (edition 10) tall is moved
+  over as if absent; taller terrain is climbed, its height counted up and down.
+* Ruin walls: INFANTRY, BEAST and SWARM pass through freely; others climb them.
+  Nobody ends a move overlapping a wall (ruin wall, free wall or barricade).
+* Free walls: climbed when ``climbable`` (default), otherwise never crossed.
+* Obstacles taller than the threshold are climbed and cannot be ended on (no ending
+  mid-climb); impassable terrain is never entered.
+* Hills are ground: a model standing on one is at its height.
+* Enemy models block movement unless the mover has FLY; friendly models are passed
+  through; no model ends overlapping another at the same level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import shapely
+
+from ...geometry.bases import base_footprint, polygon_footprint, wall_footprint
+from ...geometry.paths import Barrier
+from ...geometry.shapes import Footprint
+from ...scenario import Scenario40k, inch, mm_per_unit
+
+PASS_RUIN_WALLS = frozenset({"INFANTRY", "BEAST", "SWARM"})
+CAN_USE_FLOORS = frozenset({"INFANTRY", "BEAST", "SWARM", "FLY"})
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    id: str
+    unit: str
+    player: int
+    fp: Footprint
+    z: float
+    facing: float
+    index: int  # position in the world's model list
+
+    @property
+    def xy(self) -> np.ndarray:
+        return self.fp.center
+
+
+@dataclass(frozen=True, eq=False)
+class Feature:
+    """A terrain piece that matters to movement or to where models may end."""
+
+    id: str
+    type: str  # ruin_wall | wall | barricade | obstacle | impassable
+    fp: Footprint
+    height: float
+    climbable: bool = True
+    ruin: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Rules:
+    edition: int
+    wtc: bool
+    inch: float
+    failed_charge_moves: bool
+
+    @property
+    def er(self) -> float:
+        return 1.0 * self.inch
+
+    @property
+    def er_v(self) -> float:
+        return 5.0 * self.inch
+
+    @property
+    def coh(self) -> float:
+        return 2.0 * self.inch
+
+    @property
+    def coh_v(self) -> float:
+        return 5.0 * self.inch
+
+    @property
+    def climb_free(self) -> float:
+        return (1.0 if self.edition == 9 else 2.0) * self.inch
+
+    @property
+    def charge_range(self) -> float:
+        return 12.0 * self.inch
+
+    def needs_two(self, n_models: int) -> bool:
+        """Coherency asks for two neighbours from 6 models (9th) or 7 (10th)."""
+        return n_models >= (6 if self.edition == 9 else 7)
+
+
+@dataclass(eq=False)
+class World:
+    scen: Scenario40k
+    rules: Rules
+    models: list[Model]
+    features: list[Feature]
+    hills: list[tuple[shapely.Polygon, float]]
+    floors: list[tuple[str, shapely.Polygon, float]]
+    board: tuple[float, float]
+    unit_models: dict[str, list[Model]] = field(default_factory=dict)
+    unit_player: dict[str, int] = field(default_factory=dict)
+    unit_keywords: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @cached_property
+    def by_id(self) -> dict[str, Model]:
+        return {m.id: m for m in self.models}
+
+    def enemies_of(self, unit: str) -> list[str]:
+        p = self.unit_player[unit]
+        return [u for u, q in self.unit_player.items() if q != p]
+
+    def ground_z(self, xy: np.ndarray) -> np.ndarray:
+        """Height of the ground (hill tops included) under each point."""
+        xy = np.atleast_2d(xy)
+        z = np.zeros(len(xy))
+        for poly, h in self.hills:
+            inside = shapely.contains_xy(poly, xy[:, 0], xy[:, 1])
+            z = np.where(inside, np.maximum(z, h), z)
+        return z
+
+    def barriers_for(self, unit: str, exclude_models: frozenset[str] = frozenset()) -> list[Barrier]:
+        """What blocks or costs a model of ``unit`` while it moves."""
+        kws = self.unit_keywords[unit]
+        thr = self.rules.climb_free
+        out: list[Barrier] = []
+        for f in self.features:
+            if f.type == "impassable":
+                out.append(Barrier(f.fp, None, f.id))
+                continue
+            if f.type == "ruin_wall" and kws & PASS_RUIN_WALLS:
+                continue  # breachable for infantry, beasts and swarms
+            if f.height <= thr + 1e-12:
+                continue  # low terrain is moved over as if it were not there
+            if f.type == "wall" and not f.climbable:
+                out.append(Barrier(f.fp, None, f.id))
+                continue
+            out.append(Barrier(f.fp, 2.0 * f.height, f.id))  # climb up and down
+        if "FLY" not in kws:
+            p = self.unit_player[unit]
+            for m in self.models:
+                if m.player != p and m.id not in exclude_models:
+                    out.append(Barrier(m.fp, None, m.id))
+        return out
+
+    def end_blockers(self) -> list[Feature]:
+        """Terrain no base may end overlapping."""
+        thr = self.rules.climb_free
+        return [
+            f
+            for f in self.features
+            if f.type in ("ruin_wall", "wall", "barricade", "impassable")
+            or (f.type == "obstacle" and f.height > thr + 1e-12)
+        ]
+
+    def vertical_cost(self, z0: float, z1: float) -> float:
+        dz = abs(z1 - z0)
+        return dz if dz > self.rules.climb_free + 1e-12 else 0.0
+
+
+def model_footprint(m, mpu: float) -> Footprint:  # noqa: ANN001
+    b = m.base
+    return base_footprint(b.kind, b.dims, m.xy, m.facing, mpu)
+
+
+def build_world(scen: Scenario40k, removed: frozenset[str] = frozenset()) -> World:
+    mpu = mm_per_unit(scen)
+    rules = Rules(scen.rules.edition, scen.rules.use_wtc, inch(scen), scen.rules.failed_charge_moves)
+    features: list[Feature] = []
+    hills: list[tuple[shapely.Polygon, float]] = []
+    floors: list[tuple[str, shapely.Polygon, float]] = []
+    for t in scen.terrain:
+        if t.type == "ruin":
+            for i, w in enumerate(t.walls):
+                features.append(Feature(f"{t.id}.wall{i}", "ruin_wall", wall_footprint(w.points, w.thickness), w.height, True, t.id))
+            for fl in t.floors:
+                floors.append((t.id, shapely.Polygon(fl.polygon), fl.height))
+        elif t.type == "wall":
+            features.append(Feature(t.id, "wall", wall_footprint(t.points, t.thickness), t.height, t.climbable))
+        elif t.type == "barricade":
+            features.append(Feature(t.id, "barricade", wall_footprint(t.points, t.thickness), t.height))
+        elif t.type == "obstacle":
+            features.append(Feature(t.id, "obstacle", polygon_footprint(t.polygon), t.height))
+        elif t.type == "impassable":
+            features.append(Feature(t.id, "impassable", polygon_footprint(t.polygon), math.inf, False))
+        elif t.type == "hill":
+            hills.append((shapely.Polygon(t.polygon), t.height))
+    world = World(scen, rules, [], features, hills, floors, (scen.board.width, scen.board.depth))
+    models: list[Model] = []
+    for u in scen.units:
+        world.unit_player[u.id] = u.player
+        world.unit_keywords[u.id] = frozenset(u.keywords)
+        world.unit_models[u.id] = []
+        for m in u.models:
+            if m.id in removed:
+                continue
+            fp = model_footprint(m, mpu)
+            z = m.z if m.z is not None else float(world.ground_z(np.asarray(m.xy))[0])
+            mod = Model(m.id, u.id, u.player, fp, z, m.facing, len(models))
+            models.append(mod)
+            world.unit_models[u.id].append(mod)
+    world.models = models
+    return world

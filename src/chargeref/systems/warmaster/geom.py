@@ -1,0 +1,277 @@
+"""Exact plane geometry for Warmaster stands: convex polygons (stands are rectangles),
+signed distances, the exact offsets at which a sliding stand overlaps something, and
+clearance of a disc swept along a segment.
+
+No rules here. Every polygon is an ``(n, 2)`` float array in counter-clockwise order;
+a segment (a wall's centre line, a gap bar) is a 2-vertex "polygon".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+
+Poly = np.ndarray
+
+
+def unit(deg: float) -> np.ndarray:
+    th = math.radians(deg)
+    return np.array([math.cos(th), math.sin(th)])
+
+
+def left_of(f: np.ndarray) -> np.ndarray:
+    return np.array([-f[1], f[0]])
+
+
+def rect(c: Sequence[float], facing_deg: float, w: float, d: float) -> Poly:
+    """Corners of a stand: front-left, rear-left, rear-right, front-right (CCW).
+
+    ``w`` is the width across the front edge, ``d`` the depth along the facing."""
+    f = unit(facing_deg)
+    lft = left_of(f)
+    cc = np.asarray(c, dtype=float)
+    hd, hw = d / 2, w / 2
+    return np.array(
+        [cc + f * hd + lft * hw, cc - f * hd + lft * hw, cc - f * hd - lft * hw, cc + f * hd - lft * hw]
+    )
+
+
+#: edge name -> (start corner, end corner) in the ``rect`` corner order (CCW walk)
+EDGE_CORNERS = {"left": (0, 1), "rear": (1, 2), "right": (2, 3), "front": (3, 0)}
+
+
+def ccw(P: Poly) -> Poly:
+    if len(P) < 3:
+        return P
+    a = np.sum(P[:, 0] * np.roll(P[:, 1], -1) - np.roll(P[:, 0], -1) * P[:, 1])
+    return P if a >= 0 else P[::-1].copy()
+
+
+def hull(points: np.ndarray) -> Poly:
+    """Convex hull (monotone chain), CCW, without repeated points."""
+    pts = sorted({(float(x), float(y)) for x, y in points})
+    if len(pts) <= 2:
+        return np.array(pts)
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple[float, float]] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-15:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple[float, float]] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 1e-15:
+            upper.pop()
+        upper.append(p)
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def _normals(P: Poly) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals of a CCW polygon's edges and the support value of each."""
+    if len(P) == 2:
+        e = P[1] - P[0]
+        n = np.array([e[1], -e[0]]) / np.linalg.norm(e)
+        N = np.array([n, -n])
+        return N, np.array([n @ P[0], -n @ P[0]])
+    E = np.roll(P, -1, axis=0) - P
+    N = np.stack([E[:, 1], -E[:, 0]], axis=-1)
+    N = N / np.linalg.norm(N, axis=1, keepdims=True)
+    return N, np.einsum("ij,ij->i", N, P)
+
+
+def point_seg_dist(P: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances from points P (m,2) to segment ab."""
+    ab = b - a
+    L2 = float(ab @ ab)
+    if L2 == 0.0:
+        return np.linalg.norm(P - a, axis=1)
+    t = np.clip(((P - a) @ ab) / L2, 0.0, 1.0)
+    return np.linalg.norm(P - (a + t[:, None] * ab), axis=1)
+
+
+def _edges(P: Poly) -> list[tuple[np.ndarray, np.ndarray]]:
+    if len(P) == 2:
+        return [(P[0], P[1])]
+    return [(P[i], P[(i + 1) % len(P)]) for i in range(len(P))]
+
+
+def sd(A: Poly, B: Poly) -> float:
+    """Signed distance between two convex polygons (or segments): the gap when apart,
+    minus the penetration depth when the interiors overlap (exact)."""
+    best = -math.inf
+    for P, Q in ((A, B), (B, A)):
+        N, h = _normals(P)
+        sep = np.min(Q @ N.T, axis=0) - h
+        best = max(best, float(np.max(sep)))
+    if best <= 0.0:
+        return best
+    d = math.inf
+    for a, b in _edges(B):
+        d = min(d, float(np.min(point_seg_dist(A, a, b))))
+    for a, b in _edges(A):
+        d = min(d, float(np.min(point_seg_dist(B, a, b))))
+    return d
+
+
+def seg_seg_dist(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> float:
+    return max(0.0, sd(np.array([p0, p1]), np.array([q0, q1])))
+
+
+def poly_seg_dist(P: Poly, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance from a convex polygon to a segment (0 when they meet)."""
+    return max(0.0, sd(P, np.array([a, b])))
+
+
+def disc_path_clearance(P0: np.ndarray, P1: np.ndarray, Ob: Poly) -> np.ndarray:
+    """For many segments (P0[i], P1[i]), their distance to the convex polygon Ob
+    (0 when they cross it). Vectorised over the segments."""
+    m = len(P0)
+    out = np.empty(m)
+    N, h = _normals(Ob)
+    # separation along Ob's normals
+    s0 = P0 @ N.T - h
+    s1 = P1 @ N.T - h
+    sep_o = np.max(np.minimum(s0, s1), axis=1)
+    # separation along each segment's own normal
+    D = P1 - P0
+    L = np.linalg.norm(D, axis=1)
+    safe = np.where(L > 0, L, 1.0)
+    n = np.stack([D[:, 1], -D[:, 0]], axis=-1) / safe[:, None]
+    proj = Ob @ n.T - np.einsum("ij,ij->i", n, P0)[None, :]  # (k, m)
+    sep_s = np.maximum(np.min(proj, axis=0), np.min(-proj, axis=0))
+    sep_s = np.where(L > 0, sep_s, -np.inf)
+    sep = np.maximum(sep_o, sep_s)
+    inter = sep <= 0
+    out[inter] = 0.0
+    idx = np.nonzero(~inter)[0]
+    if len(idx):
+        a, b = P0[idx], P1[idx]
+        d = np.full(len(idx), np.inf)
+        for ea, eb in _edges(Ob):
+            d = np.minimum(d, _pts_segs(a, ea, eb))
+            d = np.minimum(d, _pts_segs(b, ea, eb))
+        # polygon vertices to each segment
+        ab = b - a
+        L2 = np.einsum("ij,ij->i", ab, ab)
+        L2s = np.where(L2 > 0, L2, 1.0)
+        for v in Ob:
+            t = np.clip(np.einsum("ij,ij->i", v - a, ab) / L2s, 0.0, 1.0)
+            d = np.minimum(d, np.linalg.norm(v - (a + t[:, None] * ab), axis=1))
+        out[idx] = d
+    return out
+
+
+def _pts_segs(P: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return point_seg_dist(P, a, b)
+
+
+def slide_blocked(P0: Poly, t: np.ndarray, Ob: Poly, tol: float = TOL) -> tuple[float, float] | None:
+    """The open interval of s for which ``P0 + s t`` overlaps Ob by more than ``tol``
+    (penetration depth), or None. Exact: the set is the line through the origin cut
+    by the Minkowski difference Ob - P0 shrunk by ``tol``."""
+    M = hull((Ob[:, None, :] - P0[None, :, :]).reshape(-1, 2))
+    if len(M) < 3:
+        return None  # a degenerate difference has no interior
+    N, h = _normals(M)
+    a = N @ t
+    b = h - tol
+    lo, hi = -math.inf, math.inf
+    for ak, bk in zip(a, b, strict=True):
+        if abs(ak) < 1e-15:
+            if bk <= 0:
+                return None
+            continue
+        v = bk / ak
+        if ak > 0:
+            hi = min(hi, v)
+        else:
+            lo = max(lo, v)
+    if lo >= hi:
+        return None
+    return (lo, hi)
+
+
+def free_intervals(lo: float, hi: float, blocked: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """[lo, hi] minus the union of open intervals (closed result intervals)."""
+    if lo > hi:
+        return []
+    out: list[tuple[float, float]] = []
+    cur = lo
+    for a, b in sorted(blocked):
+        if b <= cur:
+            continue
+        if a >= hi:
+            break
+        if a > cur:
+            out.append((cur, a))
+        elif a == cur and b > cur:
+            pass
+        cur = max(cur, b)
+        if cur >= hi:
+            break
+    if cur <= hi:
+        out.append((cur, hi))
+    return [(a, b) for a, b in out if b >= a]
+
+
+def closest_in(intervals: list[tuple[float, float]], target: float) -> float | None:
+    best: float | None = None
+    for a, b in intervals:
+        x = min(max(target, a), b)
+        if best is None or abs(x - target) < abs(best - target) - 1e-15:
+            best = x
+    return best
+
+
+def inflate(P: Poly, r: float, step: float = math.pi / 32) -> Poly:
+    """A polygon containing P + disc(r): exact along the edges, circumscribed around
+    the rounded corners with pieces of at most ``step`` radians."""
+    if len(P) == 1:
+        P = np.array([P[0], P[0] + 1e-12])
+    if len(P) == 2:
+        e = P[1] - P[0]
+        L = float(np.linalg.norm(e))
+        u = e / L
+        n = np.array([u[1], -u[0]])
+        normals = [n, -n]  # edge P0->P1 has normal n, edge P1->P0 normal -n
+        verts = [P[0], P[1]]
+    else:
+        verts = list(P)
+        normals = []
+        for i in range(len(P)):
+            e = P[(i + 1) % len(P)] - P[i]
+            nn = np.array([e[1], -e[0]])
+            normals.append(nn / np.linalg.norm(nn))
+    out: list[np.ndarray] = []
+    k = len(verts)
+    for i in range(k):
+        v = verts[i]
+        n1 = normals[i - 1]  # edge arriving at v
+        n2 = normals[i]  # edge leaving v
+        a1 = math.atan2(n1[1], n1[0])
+        a2 = math.atan2(n2[1], n2[0])
+        phi = (a2 - a1) % (2 * math.pi)
+        if phi > 2 * math.pi - 1e-12:
+            phi = 0.0
+        out.append(v + r * n1)
+        if phi > 1e-12:
+            m = max(1, math.ceil(phi / step))
+            rr = r / math.cos(phi / (2 * m))
+            for j in range(m):
+                ang = a1 + (j + 0.5) * phi / m
+                out.append(v + rr * np.array([math.cos(ang), math.sin(ang)]))
+        out.append(v + r * n2)
+    return np.array(out)
+
+
+def inside_convex(P: Poly, pts: np.ndarray, margin: float) -> np.ndarray:
+    """True for points deeper than ``margin`` inside the convex polygon P."""
+    N, h = _normals(P)
+    return np.all(pts @ N.T - h < -margin, axis=1)

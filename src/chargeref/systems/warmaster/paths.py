@@ -1,0 +1,138 @@
+"""How far a stand moves, and the clear path it takes.
+
+Move cost (notes 3.2: measure from the point of the stand that travels furthest).
+A move is a polyline of the stand's centre with the stand turning to its new facing
+along the first leg or along the last one, whichever is shorter for it. Every point
+of the stand travels, leg by leg, in a straight line; the cost is the longest total
+distance any point travels. For a rectangle that point is a corner, so the cost is
+``max over corners of the sum of the corner's chords``. A straight move costs the
+largest corner displacement.
+
+Clear path. A stand may be turned to pass any gap at least as wide as its shortest
+edge (notes 3.2), so for clearance it is a disc of that diameter travelling with its
+centre; its final footprint is checked exactly elsewhere. Gaps next to an enemy
+stand that are no wider than the stand's frontage are closed by a bar along the gap
+(built by the caller). The shortest path is searched on a visibility graph whose
+nodes sit around the obstacles' corners (circumscribed, so every leg is checked with
+the exact clearance and is truly clear); a straight move is always tried first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+from .geom import Poly, disc_path_clearance, inflate, rect
+
+
+def corner_cost(c0: np.ndarray, th0: float, c1: np.ndarray, th1: float, w: float, d: float) -> float:
+    """The largest corner displacement of a straight move from pose 0 to pose 1."""
+    A = rect(c0, th0, w, d)
+    B = rect(c1, th1, w, d)
+    return float(np.max(np.linalg.norm(B - A, axis=1)))
+
+
+def path_cost(path: Sequence[np.ndarray], th0: float, th1: float, w: float, d: float) -> float:
+    """Cost of a centre polyline (start and end included), turning on the first or the
+    last leg, whichever is cheaper (see the module docstring)."""
+    pts = [np.asarray(p, dtype=float) for p in path]
+    if len(pts) < 2:
+        return 0.0
+    if len(pts) == 2:
+        return corner_cost(pts[0], th0, pts[1], th1, w, d)
+    legs = [float(np.linalg.norm(pts[i + 1] - pts[i])) for i in range(len(pts) - 1)]
+    first = corner_cost(pts[0], th0, pts[1], th1, w, d) + sum(legs[1:])
+    last = sum(legs[:-1]) + corner_cost(pts[-2], th0, pts[-1], th1, w, d)
+    return min(first, last)
+
+
+def clear_segments(P0: np.ndarray, P1: np.ndarray, obstacles: Sequence[Poly], r: float) -> np.ndarray:
+    """For each segment, whether a disc of radius r swept along it stays clear of every
+    obstacle (touching allowed, up to TOL)."""
+    ok = np.ones(len(P0), dtype=bool)
+    for Ob in obstacles:
+        if not ok.any():
+            break
+        idx = np.nonzero(ok)[0]
+        d = disc_path_clearance(P0[idx], P1[idx], Ob)
+        ok[idx[d < r - TOL]] = False
+    return ok
+
+
+def shortest_path(
+    start: np.ndarray,
+    goal: np.ndarray,
+    obstacles: Sequence[Poly],
+    r: float,
+    cap: float,
+) -> list[np.ndarray] | None:
+    """The shortest clear centre path from start to goal no longer than ``cap``, or
+    None. Straight when that is clear (exact); otherwise through nodes circumscribed
+    around the obstacles' corners."""
+    s = np.asarray(start, dtype=float)
+    g = np.asarray(goal, dtype=float)
+    direct = float(np.linalg.norm(g - s))
+    if direct > cap + TOL:
+        return None
+    if clear_segments(s[None], g[None], obstacles, r)[0]:
+        return [s, g]
+    # obstacles that a path of length <= cap could come near
+    near: list[Poly] = []
+    for Ob in obstacles:
+        ds = np.min(np.linalg.norm(Ob - s, axis=1))
+        dg = np.min(np.linalg.norm(Ob - g, axis=1))
+        span = float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1)))
+        if ds + dg - 4 * span - 2 * r <= cap + TOL:
+            near.append(Ob)
+    cand = [inflate(Ob, r) for Ob in near]
+    if not cand:
+        return None
+    nodes = np.concatenate(cand, axis=0)
+    keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
+    nodes = nodes[keep]
+    if len(nodes):
+        nodes = nodes[clear_segments(nodes, nodes, obstacles, r)]
+    pts = np.concatenate([s[None], nodes, g[None]], axis=0)
+    n = len(pts)
+    goal_i = n - 1
+    dist = np.full(n, np.inf)
+    prev = np.full(n, -1)
+    dist[0] = 0.0
+    done = np.zeros(n, dtype=bool)
+    heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
+    while heap:
+        _, u = heapq.heappop(heap)
+        if done[u]:
+            continue
+        done[u] = True
+        if u == goal_i:
+            break
+        cand_idx = np.nonzero(~done)[0]
+        if not len(cand_idx):
+            break
+        seg_len = np.linalg.norm(pts[cand_idx] - pts[u], axis=1)
+        nd = dist[u] + seg_len
+        # only useful relaxations that can still end within cap
+        h = np.linalg.norm(g - pts[cand_idx], axis=1)
+        useful = (nd < dist[cand_idx] - 1e-12) & (nd + h <= cap + TOL)
+        cand_idx = cand_idx[useful]
+        if not len(cand_idx):
+            continue
+        vis = clear_segments(np.repeat(pts[u][None], len(cand_idx), axis=0), pts[cand_idx], obstacles, r)
+        for j, ok in zip(cand_idx, vis, strict=True):
+            if ok:
+                ndj = dist[u] + float(np.linalg.norm(pts[j] - pts[u]))
+                if ndj < dist[j]:
+                    dist[j] = ndj
+                    prev[j] = u
+                    heapq.heappush(heap, (ndj + float(np.linalg.norm(g - pts[j])), int(j)))
+    if not math.isfinite(dist[goal_i]):
+        return None
+    out = [goal_i]
+    while out[-1] != 0:
+        out.append(int(prev[out[-1]]))
+    return [pts[i] for i in reversed(out)]

@@ -1,0 +1,410 @@
+"""Independent checker for Warmaster charges.
+
+Re-checks the end state of a ruling from the scenario and the ruling alone (it does
+not import the Warmaster solver): who moved and how far (from the point of each stand
+that travels furthest), that no stand passed through another unit's stand or through
+a gap next to an enemy no wider than its frontage, that nothing overlaps, that the
+unit is in formation with every stand facing the same way, that the first stand is
+flush edge to edge against the target (never corner-only), centre to centre or as
+close to it as it could get, that the other stands form the flush line before anyone
+falls back behind or staggered, and that ``engaged`` lists exactly the enemy units
+touched.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import shapely
+
+from ..geometry.bases import rect_polygon, wall_parts
+from ..geometry.shapes import TOL, ConvexPolygon, make_polygon_parts
+from ..scenario import scenario_from_data
+from ..scenario.common import MM_PER_UNIT
+from . import Violation
+
+_MOVE_CM = {"infantry": 20.0, "cavalry": 30.0, "chariot": 30.0, "monster": 20.0, "artillery": 10.0,
+            "character": 60.0}
+_ENTER = {"impassable": set(), "wall": set(), "ruin": {"infantry", "character"},
+          "obstacle": {"infantry", "cavalry", "monster", "character"},
+          "barricade": {"infantry", "cavalry", "monster", "character"}}
+
+
+class _St:
+    def __init__(self, sid: str, unit: str, player: int, kind: str, c: np.ndarray, facing: float, w: float,
+                 d: float, char: bool) -> None:
+        self.sid, self.unit, self.player, self.kind = sid, unit, player, kind
+        self.c, self.facing, self.w, self.d, self.char = c, facing, w, d, char
+
+    def poly(self, c: np.ndarray | None = None, facing: float | None = None) -> np.ndarray:
+        cc = self.c if c is None else c
+        fa = self.facing if facing is None else facing
+        return rect_polygon(cc, self.w, self.d, math.radians(fa)).V
+
+    @property
+    def r(self) -> float:
+        return min(self.w, self.d) / 2
+
+
+def _pen(A: np.ndarray, B: np.ndarray) -> float:
+    """Separating-axis signed separation of two convex polygons: > 0 apart, <= 0
+    overlapping (then minus the penetration depth)."""
+    best = -math.inf
+    for P, Q in ((A, B), (B, A)):
+        k = len(P)
+        for i in range(k):
+            e = P[(i + 1) % k] - P[i]
+            n = np.array([e[1], -e[0]])
+            n = n / np.linalg.norm(n)
+            best = max(best, float(np.min(Q @ n) - np.max(P @ n)))
+    return best
+
+
+def _shp(P: np.ndarray) -> shapely.Geometry:
+    return shapely.LineString(P) if len(P) == 2 else shapely.Polygon(P)
+
+
+def _gap(A: np.ndarray, B: np.ndarray) -> float:
+    return float(shapely.distance(_shp(A), _shp(B)))
+
+
+def _cost(path: list[np.ndarray], st: _St, f0: float, f1: float) -> float:
+    def chord(a: np.ndarray, fa: float, b: np.ndarray, fb: float) -> float:
+        return float(np.max(np.linalg.norm(st.poly(b, fb) - st.poly(a, fa), axis=1)))
+
+    if len(path) == 2:
+        return chord(path[0], f0, path[1], f1)
+    legs = [float(np.linalg.norm(path[i + 1] - path[i])) for i in range(len(path) - 1)]
+    return min(chord(path[0], f0, path[1], f1) + sum(legs[1:]),
+               sum(legs[:-1]) + chord(path[-2], f0, path[-1], f1))
+
+
+def _front(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # rect_polygon order: front-left, rear-left, rear-right, front-right
+    return P[0], P[3]
+
+
+def _edges(P: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    # walk the corners counter-clockwise so that each edge's outward normal is (dy, -dx)
+    return {"front": (P[3], P[0]), "left": (P[0], P[1]), "rear": (P[1], P[2]), "right": (P[2], P[3])}
+
+
+def _flush(front: tuple[np.ndarray, np.ndarray], f: np.ndarray, a: np.ndarray, b: np.ndarray
+           ) -> tuple[float, float] | None:
+    """If the enemy edge a->b is flush against the front edge (collinear, facing each
+    other): (overlap length, offset of the front midpoint from the edge midpoint)."""
+    e = b - a
+    L = float(np.linalg.norm(e))
+    n = np.array([e[1], -e[0]]) / L
+    if float(n @ f) > -1 + 1e-9 or abs(float((a - front[0]) @ f)) > TOL:
+        return None
+    t = e / L
+    u = sorted((float((front[0] - a) @ t), float((front[1] - a) @ t)))
+    ov = min(u[1], L) - max(u[0], 0.0)
+    off = (u[0] + u[1]) / 2 - L / 2
+    return ov, off
+
+
+def validate(before: Any, ruling: Any) -> list[Violation]:
+    V: list[Violation] = []
+    mm = MM_PER_UNIT[before.unit]
+    cm = 10.0 / mm
+    variant = before.rules.variant
+    stands: dict[str, _St] = {}
+    units: dict[str, Any] = {u.id: u for u in before.units}
+    for u in before.units:
+        if u.base is not None and u.base.rect is not None:
+            W, D = u.base.rect
+        elif u.base is not None and u.base.round is not None:
+            W = D = u.base.round
+        else:
+            W, D = (40.0, 20.0) if u.type == "infantry" else (20.0, 40.0)
+        for i, s in enumerate(u.stands):
+            sid = s.id or f"{u.id}.{i}"
+            stands[sid] = _St(sid, u.id, int(u.player), u.type, np.array(s.at, dtype=float), float(s.facing),
+                              W / mm, D / mm, u.type == "character")
+    charger = ruling.charger
+    if charger not in units:
+        return [Violation("unknown_unit", f"the charger {charger!r} is not in the scenario")]
+    cu = units[charger]
+    move = float(cu.move) if cu.move is not None else _MOVE_CM[cu.type] * cm
+    player = int(cu.player)
+    target = ruling.targets[0] if ruling.targets else None
+    own = [s for s in stands.values() if s.unit == charger]
+    terrain: list[tuple[str, np.ndarray]] = []
+    for t in before.terrain:
+        if t.type in ("impassable", "obstacle"):
+            parts = [p.V for p in make_polygon_parts(t.polygon) if isinstance(p, ConvexPolygon)]
+        elif t.type == "ruin":
+            parts = [p.V for p in make_polygon_parts(t.footprint) if isinstance(p, ConvexPolygon)]
+        elif t.type in ("wall", "barricade"):
+            parts = [p.V for p in wall_parts(t.points, t.thickness)]
+        else:
+            continue
+        terrain += [(t.type, p) for p in parts]
+
+    def blocks(kind: str, st: _St) -> bool:
+        return kind in _ENTER and st.kind not in _ENTER[kind]
+
+    # ---- which stands moved, and where to
+    final: dict[str, tuple[np.ndarray, float]] = {s.sid: (s.c, s.facing) for s in own}
+    order: list[str] = []
+    for m in ruling.moves:
+        if m.id not in final:
+            V.append(Violation("unknown_stand", f"{m.id} is not a stand of {charger}", (m.id,)))
+            continue
+        if m.id in order:
+            V.append(Violation("moved_twice", f"{m.id} moves twice", (m.id,)))
+        st = stands[m.id]
+        if float(np.linalg.norm(np.array(m.from_) - st.c)) > TOL:
+            V.append(Violation("wrong_start", f"{m.id} does not start where it stands", (m.id,)))
+        final[m.id] = (np.array(m.to, dtype=float), float(m.facing if m.facing is not None else st.facing))
+        order.append(m.id)
+    if V:
+        return V
+
+    # ---- after: the same end state
+    if ruling.after is not None:
+        aft = scenario_from_data(ruling.after)
+        for u in aft.units:
+            for i, s in enumerate(u.stands):
+                sid = s.id or f"{u.id}.{i}"
+                if sid not in stands:
+                    V.append(Violation("after_mismatch", f"{sid} is not in the scenario before", (sid,)))
+                    continue
+                c, fa = final.get(sid, (stands[sid].c, stands[sid].facing))
+                if float(np.linalg.norm(np.array(s.at) - c)) > TOL or abs((s.facing - fa + 180) % 360 - 180) > 1e-6:
+                    V.append(Violation("after_mismatch", f"{sid} in `after` is not where the moves put it", (sid,)))
+
+    if not ruling.success:
+        if ruling.moves:
+            V.append(Violation("failed_but_moved", "a refused or failed charge must not move any stand"))
+        return V
+
+    # ---- the end state
+    others = [s for s in stands.values() if s.unit != charger and not s.char]
+    fpoly = {sid: stands[sid].poly(*final[sid]) for sid in final}
+    W_, D_ = float(before.board.width), float(before.board.depth)
+    for sid in order:
+        P = fpoly[sid]
+        st = stands[sid]
+        if np.any(P < -TOL) or np.any(P[:, 0] > W_ + TOL) or np.any(P[:, 1] > D_ + TOL):
+            V.append(Violation("off_board", f"{sid} ends (partly) off the board", (sid,)))
+        for o in others:
+            if _pen(P, o.poly()) < -TOL:
+                V.append(Violation("overlap", f"{sid} ends overlapping {o.sid}", (sid, o.sid)))
+        for sid2 in final:
+            if sid2 != sid and not stands[sid2].char and _pen(P, fpoly[sid2]) < -TOL and \
+                    (sid2 not in order or order.index(sid2) > order.index(sid)):
+                V.append(Violation("overlap", f"{sid} ends overlapping {sid2} of its own unit", (sid, sid2)))
+        for kind, T in terrain:
+            if blocks(kind, st) and _pen(P, T) < -TOL:
+                V.append(Violation("terrain", f"{sid} ends inside {kind} terrain it cannot enter", (sid,)))
+
+    # ---- formation: every stand touches another; one connected group
+    ids = [s.sid for s in own if not s.char]
+    adj = {a: [b for b in ids if b != a and _gap(fpoly[a], fpoly[b]) <= TOL] for a in ids}
+    seen = {ids[0]} if ids else set()
+    stack = list(seen)
+    while stack:
+        a = stack.pop()
+        for b in adj[a]:
+            if b not in seen:
+                seen.add(b)
+                stack.append(b)
+    if len(seen) != len(ids):
+        V.append(Violation("formation", "the charging unit is not one group of touching stands",
+                           tuple(sorted(set(ids) - seen))))
+    for i, sid in enumerate(order[1:], start=1):
+        if not any(_gap(fpoly[sid], fpoly[o]) <= TOL for o in order[:i]):
+            V.append(Violation("formation", f"{sid} does not touch a stand placed before it", (sid,)))
+
+    # ---- move limits and clear paths
+    enemies = [s for s in others if s.player != player]
+    for k, m in enumerate(ruling.moves):
+        st = stands[m.id]
+        path = [np.array(p, dtype=float) for p in (m.path or [m.from_, m.to])]
+        if float(np.linalg.norm(path[0] - st.c)) > TOL or float(np.linalg.norm(path[-1] - final[m.id][0])) > TOL:
+            V.append(Violation("path_ends", f"the path of {m.id} does not join its start and end", (m.id,)))
+        cost = _cost(path, st, st.facing, final[m.id][1])
+        if cost > move + TOL:
+            V.append(Violation("too_far", f"{m.id} travels {cost:.6f} (furthest point) but may move {move:g}",
+                               (m.id,), {"cost": cost, "move": move}))
+        if abs(cost - m.distance) > 1e-6:
+            V.append(Violation("distance_mismatch", f"{m.id} reports {m.distance} but its path costs {cost:.9f}",
+                               (m.id,)))
+        start_P = st.poly()
+        obst: list[np.ndarray] = [o.poly() for o in others]
+        for prev in ruling.moves[:k]:
+            if _pen(fpoly[prev.id], start_P) >= -TOL:
+                obst.append(fpoly[prev.id])
+        obst += [T for kind, T in terrain if blocks(kind, st)]
+        bars = []
+        gap_things = [(o.sid, o.poly()) for o in others] + [(p.id, fpoly[p.id]) for p in ruling.moves[:k]] + \
+                     [("terrain", T) for kind, T in terrain if kind in ("impassable", "wall")]
+        endP = fpoly[m.id]
+        for e in enemies:
+            for oid, OP in gap_things:
+                if oid == e.sid:
+                    continue
+                g = _gap(e.poly(), OP)
+                if TOL < g <= st.w + TOL:
+                    bar = shapely.shortest_line(_shp(e.poly()), _shp(OP))
+                    if shapely.distance(bar, _shp(start_P)) <= TOL:
+                        continue
+                    if _gap(endP, e.poly()) <= TOL or (oid in stands and _gap(endP, OP) <= TOL):
+                        continue  # moving into the gap to charge
+                    bars.append(bar)
+        for a, b in zip(path[:-1], path[1:], strict=True):
+            leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
+            for OP in obst:
+                if float(shapely.distance(leg, _shp(OP))) < st.r - TOL:
+                    V.append(Violation("path_blocked", f"{m.id} passes through something on its way", (m.id,),
+                                       {"leg": [list(a), list(b)]}))
+                    break
+            else:
+                for bar in bars:
+                    if float(shapely.distance(leg, bar)) < st.r - TOL:
+                        V.append(Violation("narrow_gap", f"{m.id} passes a gap next to an enemy no wider than its "
+                                           "frontage", (m.id,)))
+                        break
+                else:
+                    continue
+            break
+
+    # ---- engaged: exactly the enemy units touched
+    touched = []
+    for sid in ids:
+        for e in enemies:
+            if _gap(fpoly[sid], e.poly()) <= TOL and e.unit not in touched:
+                touched.append(e.unit)
+    if sorted(touched) != sorted(ruling.engaged):
+        V.append(Violation("engaged_mismatch", f"engaged should be {sorted(touched)}, the ruling says "
+                           f"{sorted(ruling.engaged)}"))
+    if target not in touched:
+        V.append(Violation("target_untouched", f"no stand touches the target {target}"))
+
+    # ---- every stand faces the way the first does
+    first = ruling.details.get("first_stand")
+    if first not in final or first not in order:
+        V.append(Violation("first_stand", "details.first_stand does not name a stand that moved"))
+        return V
+    f_fac = final[first][1]
+    for sid in ids:
+        if abs((final[sid][1] - f_fac + 180) % 360 - 180) > 1e-6:
+            V.append(Violation("facing", f"{sid} does not face the way the first stand does", (sid,)))
+
+    # ---- the first stand: flush, edge to edge, centre to centre or as near as it can
+    fst = stands[first]
+    FP = fpoly[first]
+    fdir = np.array([math.cos(math.radians(f_fac)), math.sin(math.radians(f_fac))])
+    front = _front(FP)
+    need = 1.0 * cm if variant == "revolution" else TOL
+    flushes: list[tuple[float, float, _St, str]] = []
+    for t in [s for s in others if s.unit == target]:
+        for name, (a, b) in _edges(t.poly()).items():
+            fl = _flush(front, fdir, a, b)
+            if fl is not None and (fl[0] >= need - TOL if variant == "revolution" else fl[0] > need):
+                flushes.append((fl[0], fl[1], t, name))
+    if not flushes:
+        code = "corner_only_first" if any(_gap(FP, t.poly()) <= TOL for t in others if t.unit == target) \
+            else "first_not_flush"
+        V.append(Violation(code, f"the first stand {first} is not flush against an edge of {target} "
+                           f"with {'1 cm' if variant == 'revolution' else 'some'} contact", (first,)))
+        return V
+
+    def covered(P: np.ndarray) -> bool:
+        if np.any(P < -TOL) or np.any(P[:, 0] > W_ + TOL) or np.any(P[:, 1] > D_ + TOL):
+            return True
+        return any(_pen(P, o.poly()) < -TOL for o in others) or \
+            any(blocks(kind, fst) and _pen(P, T) < -TOL for kind, T in terrain)
+
+    # it must be centre to centre on one of the target edges it is flush with, or as near
+    # to that edge's centre as it could get (and, in the original, able to reach it)
+    complaints: list[Violation] = []
+    for _ov, off, tst, edge in flushes:
+        a, b = _edges(tst.poly())[edge]
+        tdir = (b - a) / np.linalg.norm(b - a)
+        n_out = np.array([tdir[1], -tdir[0]])
+
+        def pose_at(o: float, a: np.ndarray = a, b: np.ndarray = b, tdir: np.ndarray = tdir,
+                    n_out: np.ndarray = n_out) -> tuple[np.ndarray, np.ndarray]:
+            c = (a + b) / 2 + o * tdir + n_out * fst.d / 2
+            return c, fst.poly(c, f_fac)
+
+        c2c, _ = pose_at(0.0)
+        if variant == "original" and _cost([fst.c, c2c], fst, fst.facing, f_fac) > move + TOL:
+            complaints.append(Violation("first_out_of_reach",
+                                        f"{first} could not have reached the centre-to-centre spot on {tst.sid}",
+                                        (first,)))
+            continue
+        if abs(off) > TOL:
+            eps = 1e-5
+            closer = off - math.copysign(min(eps, abs(off)), off)
+            cc, cP = pose_at(closer)
+            blocked = covered(cP)
+            if not blocked and variant == "revolution":
+                blocked = _cost([fst.c, cc], fst, fst.facing, f_fac) > move + TOL
+            if not blocked:
+                complaints.append(Violation("not_centre_to_centre",
+                                            f"{first} is {abs(off):.4f} off centre on {tst.sid} but could be closer",
+                                            (first,), {"offset": off}))
+                continue
+        complaints = []
+        break
+    V += complaints
+
+    # ---- the line: front edges flush with the first stand's, contiguous through it
+    lf = np.array([-fdir[1], fdir[0]])
+    F0 = front[0]
+
+    def on_line(sid: str) -> bool:
+        P = fpoly[sid]
+        fa, fb = _front(P)
+        return abs(float((fa - F0) @ fdir)) <= TOL and abs(float((fb - F0) @ fdir)) <= TOL
+
+    def follows(sid: str) -> bool:
+        P = fpoly[sid]
+        fr = _front(P)
+        return any(_flush(fr, fdir, *ed) is not None and _flush(fr, fdir, *ed)[0] > TOL  # type: ignore[index]
+                   for e in enemies for ed in _edges(e.poly()).values())
+
+    line = [sid for sid in order if on_line(sid) or (variant == "revolution" and follows(sid))]
+    rest = [sid for sid in order if sid not in line]
+    for sid in rest:
+        P = fpoly[sid]
+        if np.max((P - F0) @ fdir) > TOL:
+            V.append(Violation("ahead_of_line", f"{sid} is neither in the line nor behind it", (sid,)))
+    # a stand that fell back must not have been able to extend the line
+    for sid in rest:
+        st = stands[sid]
+        k = order.index(sid)
+        placed_before = [x for x in order[:k]]
+        line_before = [x for x in placed_before if x in line]
+        if not line_before:
+            continue
+        us = [(float((stands[x].poly(*final[x]).mean(axis=0) - F0) @ lf), x) for x in line_before]
+        for sign, (_, x) in ((1.0, max(us)), (-1.0, min(us))):
+            cx, fx = final[x]
+            px = stands[x]
+            c = cx + sign * lf * (px.w + st.w) / 2 + fdir * (px.d - st.d) / 2
+            P = st.poly(c, f_fac)
+            if np.any(P < -TOL) or np.any(P[:, 0] > W_ + TOL) or np.any(P[:, 1] > D_ + TOL):
+                continue
+            obst2 = [o.poly() for o in others] + [fpoly[y] for y in placed_before] + \
+                [T for kind, T in terrain if blocks(kind, st)]
+            if any(_pen(P, Q) < -TOL for Q in obst2):
+                continue
+            if _cost([st.c, c], st, st.facing, f_fac) > move + TOL:
+                continue
+            leg = shapely.LineString([st.c, c])
+            sp = st.poly()
+            if any(float(shapely.distance(leg, _shp(Q))) < st.r - TOL for Q in obst2
+                   if not any(np.allclose(Q, fpoly[y]) and _pen(Q, sp) < -TOL for y in placed_before)):
+                continue
+            V.append(Violation("not_in_line", f"{sid} fell back although it could have joined the line beside {x}",
+                               (sid,), {"at": list(c)}))
+            break
+    return V
