@@ -27,7 +27,8 @@ def placements(draw):
     tface = draw(st.floats(0, 360, allow_nan=False))
     dist = draw(st.floats(3, 14))
     bearing = draw(st.floats(0, 360))
-    cface = draw(st.floats(0, 360))
+    # mostly looking toward the target (a charger must see what it charges)
+    cface = (bearing + 180 + draw(st.floats(-100, 100))) % 360
     dice = (draw(st.integers(1, 6)), draw(st.integers(1, 6)))
     cav = draw(st.booleans())
     return tf, tm, cf, cm, tface, dist, bearing, cface, dice, cav

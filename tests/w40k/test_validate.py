@@ -913,7 +913,7 @@ def test_heroic_intervention():
         charger="H",
         targets=(),
         procedure="heroic_intervention",
-        success=True,
+        engaged=["A"],
         needed=None,
     )
     legal(before, r)
@@ -927,6 +927,7 @@ def test_heroic_intervention():
             charger="H",
             targets=(),
             procedure="heroic_intervention",
+            engaged=["A"],
             needed=None,
         )
     )
@@ -958,10 +959,44 @@ def test_heroic_intervention_needs_a_character_in_edition_9():
             charger="H",
             targets=(),
             procedure="heroic_intervention",
+            engaged=["A"],
             needed=None,
         )
     )
     assert found == ["hi_ineligible"]
+
+
+def test_heroic_intervention_in_edition_10_is_a_charge():
+    # edition 10's heroic intervention is a stratagem charge: the roll is the budget, and
+    # its target must be within 6"
+    data = scenario(
+        [unit("H", 2, [model("H1", 30, 10)]), unit("A", 1, [model("A1", 30 - 2 * R32 - 5.5, 10)])],
+        edition=10,
+        wtc=False,
+    )
+    x = 30 - 2 * R32 - 5.5 + 2 * R32 + 1.0
+    legal(
+        *ruling(
+            data,
+            {"H1": [x, 10]},
+            charger="H",
+            targets=("A",),
+            procedure="heroic_intervention",
+            total=5,
+        )
+    )
+    data["units"][1]["models"][0]["at"] = [30 - 2 * R32 - 6.1, 10]
+    found = codes(
+        *ruling(
+            data,
+            {"H1": [x - 0.6, 10]},
+            charger="H",
+            targets=("A",),
+            procedure="heroic_intervention",
+            total=5,
+        )
+    )
+    assert found == ["ineligible"]
 
 
 # --------------------------------------------------------------------------- plumbing

@@ -65,6 +65,8 @@ COH_V = 5.0
 TOKEN_ER_H = 2.0
 #: Charge declaration range (targets must be within it at the start).
 DECLARE_RANGE = 12.0
+#: Edition 10 heroic intervention (a stratagem charge): its target must be this close.
+HEROIC_DECLARE_RANGE = 6.0
 #: Heroic intervention: move budget, and the reach that makes a unit eligible.
 HI_MOVE = 3.0
 HI_REACH_H = 3.0
@@ -226,8 +228,8 @@ def _checks_for(ctx: Ctx) -> list[Check]:
         check_end_positions,
     ]
     r = ctx.ruling
-    if r.procedure == HEROIC:
-        return always + [check_heroic, check_coherency]
+    if _is_heroic_move(ctx):
+        return always + [check_heroic, check_coherency, check_engaged_list]
     if r.success:
         unit_rules: list[Check] = [
             check_roll,
@@ -245,6 +247,13 @@ def _checks_for(ctx: Ctx) -> list[Check]:
     return always + [check_roll, check_failure, check_engaged_list]
 
 
+def _is_heroic_move(ctx: Ctx) -> bool:
+    """Edition 9's heroic intervention is a 3" move of its own. In edition 10 the
+    heroic intervention is a stratagem that makes an ordinary charge, checked as one
+    (its targets within 6" instead of 12")."""
+    return ctx.ruling.procedure == HEROIC and ctx.edition == 9
+
+
 # --------------------------------------------------------------------------- building
 
 
@@ -258,7 +267,7 @@ def _build(before: Scenario40k, ruling: Ruling) -> tuple[Ctx | None, list[Violat
         tu = units.get(t)
         if tu is None:
             problems.append(Violation("bad_target", f"target {t!r} is not a unit of the scenario"))
-        elif tu.player == charger.player and ruling.procedure != HEROIC:
+        elif tu.player == charger.player:
             problems.append(
                 Violation(
                     "bad_target", f"target {t} belongs to the charging player", tuple(_ids(tu))
@@ -314,7 +323,7 @@ def _build(before: Scenario40k, ruling: Ruling) -> tuple[Ctx | None, list[Violat
                 end[mid] = _place(m, units[p.unit], m.at, hills, mmpu)
 
     budget: float | None = None
-    if ruling.procedure == HEROIC:
+    if ruling.procedure == HEROIC and edition == 9:
         budget = HI_MOVE * unit_in
     elif ruling.roll is not None:
         budget = ruling.roll.total * unit_in
@@ -885,6 +894,7 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
     if ctx.edition == 10 and "AIRCRAFT" in u.keywords:
         out.append(Violation("ineligible", f"{u.id} is AIRCRAFT", ids))
     mine = ctx.unit_start(u.id)
+    reach = (HEROIC_DECLARE_RANGE if ctx.ruling.procedure == HEROIC else DECLARE_RANGE) * ctx.inch
     for eid in ctx.enemy_units():
         for e in ctx.unit_start(eid):
             hit = next((m for m in mine if _within(m, e, ER_H * ctx.inch, ER_V * ctx.inch)), None)
@@ -899,12 +909,11 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
                 break
     for t in ctx.targets:
         tm = ctx.unit_start(t)
-        reach = DECLARE_RANGE * ctx.inch
         if not any(_hdist(m, e) <= reach + TOL for m in mine for e in tm):
             out.append(
                 Violation(
                     "ineligible",
-                    f'target {t} is farther than 12" at the start',
+                    f'target {t} is farther than {reach / ctx.inch:g}" at the start',
                     tuple(_ids(ctx.units[t])),
                 )
             )
@@ -1102,6 +1111,15 @@ def _closer_violations(ctx: Ctx, model_ids: Iterable[str]) -> list[Violation]:
     return out
 
 
+def _really_moved(ctx: Ctx, mid: str) -> bool:
+    """A listed move that leaves the model where it was is no move (for the rules that
+    bind only the models that move)."""
+    s, e = ctx.start.get(mid), ctx.end.get(mid)
+    if s is None or e is None:
+        return False
+    return not _same_xy(s.xy, e.xy) or abs(s.z - e.z) > TOL
+
+
 def check_failure(ctx: Ctx) -> list[Violation]:
     """A failed charge moves nobody (edition 10, WTC, or edition 9 without the failed-
     charge move); in edition 9 with it, moved models end closer to a target, in
@@ -1120,7 +1138,7 @@ def check_failure(ctx: Ctx) -> list[Violation]:
                 )
             ]
         return []
-    out = _closer_violations(ctx, [m for m in ctx.moves if m in ctx.start])
+    out = _closer_violations(ctx, [m for m in ctx.moves if _really_moved(ctx, m)])
     if ctx.moves:
         out += coherency_problems(ctx.charger_end(), ctx.edition, ctx.inch)
     mine = ctx.charger_end()
@@ -1162,7 +1180,7 @@ def check_heroic(ctx: Ctx) -> list[Violation]:
         out.append(Violation("hi_ineligible", f'{u.id} is not within 3" of an enemy unit', ids))
     for mid in ctx.moves:
         s, e = ctx.start.get(mid), ctx.end.get(mid)
-        if s is None or e is None or not enemies:
+        if s is None or e is None or not enemies or not _really_moved(ctx, mid):
             continue
         d0 = [_hdist(s, q) for q in enemies]
         best = min(d0)

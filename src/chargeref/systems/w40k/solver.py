@@ -4,15 +4,16 @@ model end?
 The search follows the WTC precise procedure (seed 000, step 6), with the player's
 freedom to choose the order of models used to make the charge succeed:
 
-1. Every model gets a set of candidate end spots: exact base-contact spots and exact
-   engagement-edge spots around every target model (built from support functions, so
-   each is exactly at distance 0 or 1"), the exact closest-approach spot toward every
-   target, and points along the straight approach. Spots around already placed models
-   of the unit (tight packing and coherency links) are added as the unit forms up.
+1. Candidate end spots are exact: base-contact spots and engagement-edge spots around
+   every target model (built from support functions, so each is exactly at distance 0
+   or 1"), the exact closest approach toward every target, and points along the straight
+   approach. As the unit forms up, spots packing against and linking to the models
+   already placed are added. Spots depend only on a base's shape, so models with the
+   same base share them (a "bank"); only the path cost is per model.
 2. A spot is usable when the base fits there (board, terrain, other units' models,
    out of engagement range of every enemy unit that is not a target), its path cost
-   (horizontal path, climbing, vertical change) is within the roll, and, in edition 10,
-   it ends closer to a target than the model started.
+   (horizontal path, climbing, vertical change) is within the roll, and, with the WTC
+   procedure, it ends closer to a target than the model started.
 3. Models are placed one at a time, always picking the best (model, spot) pair: first
    engage every target (growing a coherent chain toward targets still unengaged), then
    base contact with a target wherever a model can reach it (step 6.A.I), then as close
@@ -22,9 +23,9 @@ freedom to choose the order of models used to make the charge succeed:
    contact. A final pass moves any model not yet in base contact into a free contact
    spot when that keeps every unit-level condition.
 
-``needed`` is found from a proven lower bound (the straight-line distance of the closest
-model to each target's engagement range) and the least candidate cost with which the
-placement succeeds.
+``needed`` (see ``system.py``) uses a proven lower bound (the straight-line distance of
+the closest model to each target's engagement range) and the least candidate cost with
+which the placement succeeds.
 """
 
 from __future__ import annotations
@@ -35,20 +36,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...geometry.paths import Planner
-from ...geometry.shapes import (
-    Disc,
-    Footprint,
-    footprint_translations_sd,
-)
-from .world import CAN_USE_FLOORS, Model, World
+from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
+from .world import Model, World
 
 #: internal slack: our spots sit at most this far on the generous side of a threshold,
 #: far inside the contract tolerance (1e-6).
 EPS = 1e-7
 #: margin kept outside the engagement range of non-targets (beyond the 1e-6 tolerance).
 OUT_MARGIN = 2e-6
-RING = 72
+RING = 36
 FINE_RING = 360
+PACK_GAP = 1e-4
 
 
 def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
@@ -66,49 +64,156 @@ def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
     pts = np.atleast_2d(pts)
     if len(pts) == 0:
         return np.zeros(0)
-    c = mover.center
     if mover.is_disc and other.is_disc:
         o = other.parts[0]
         r = mover.parts[0].r  # type: ignore[attr-defined]
         return np.linalg.norm(pts - o.center, axis=1) - r - o.radius
-    return footprint_translations_sd(mover, other, pts - c)
+    return footprint_translations_sd(mover, other, pts - mover.center)
 
 
 def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -> np.ndarray:
     """Centres where ``mover`` (translated, same facing) is exactly ``d`` from ``target``
-    with common normal u, for each u in U: support_T(u) - support_M(-u) + d u, shifted
-    to centres. Exact for convex parts; for several parts, each part pair is used."""
+    along the common normal u, for each u in U: support_T(u) - support_M(-u) + d u.
+    Exact for convex parts; for several parts, every part pair is used."""
     out = []
     c = mover.center
     for tp in target.parts:
         for mp in mover.parts:
-            # centre offset of this mover part relative to the footprint centre
-            st = tp.support(U)
-            sm = mp.support(-U) - c
-            out.append(st - sm + d * U)
+            out.append(tp.support(U) - (mp.support(-U) - c) + d * U)
     return np.vstack(out)
+
+
+def shape_key(m: Model) -> tuple:
+    """Models whose bases are the same shape at the same facing share candidate spots."""
+    parts = []
+    for p in m.fp.parts:
+        rel = p.translated((-m.xy[0], -m.xy[1]))
+        parts.append((type(p).__name__, tuple(np.round(rel.support(_unit_vecs(8)).ravel(), 9))))
+    return (round(m.z, 9), tuple(parts))
+
+
+def _seg_point_dist(s: np.ndarray, P: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Distance from each point C[j] to each segment s->P[i]: (len(P), len(C))."""
+    d = P - s  # (k,2)
+    L2 = np.einsum("ij,ij->i", d, d)
+    L2 = np.where(L2 == 0, 1.0, L2)
+    t = np.clip(((C[None, :, :] - s) * d[:, None, :]).sum(-1) / L2[:, None], 0.0, 1.0)
+    proj = s + t[..., None] * d[:, None, :]
+    return np.linalg.norm(C[None, :, :] - proj, axis=-1)
+
+
+def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Does segment s->P[i] properly cross segment A[j]->B[j]? (len(P), len(A))."""
+
+    def orient(a, b, c):  # noqa: ANN001, ANN202
+        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+    S = np.broadcast_to(s, P.shape)[:, None, :]
+    Pn = P[:, None, :]
+    o1 = orient(S, Pn, A[None])
+    o2 = orient(S, Pn, B[None])
+    o3 = orient(A[None], B[None], S)
+    o4 = orient(A[None], B[None], Pn)
+    return (o1 * o2 < 0) & (o3 * o4 < 0)
+
+
+class StraightLines:
+    """Exact, vectorised check that a disc base can move straight from its start to
+    each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their
+    straight length. Anything else is left to the path planner."""
+
+    def __init__(self, barriers):  # noqa: ANN001
+        discs, polys, other = [], [], []
+        for b in barriers:
+            for p in b.footprint.parts:
+                if isinstance(p, Disc):
+                    discs.append((p.center, p.r))
+                elif isinstance(p, ConvexPolygon):
+                    polys.append(p.V)
+                else:
+                    other.append((p.center, p.radius))
+        self.dc = np.array([c for c, _ in discs]).reshape(-1, 2)
+        self.dr = np.array([r for _, r in discs])
+        self.polys = polys
+        self.oc = np.array([c for c, _ in other]).reshape(-1, 2)
+        self.orad = np.array([r for _, r in other])
+
+    def clear_many(self, S: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
+        """clear() for several starts at once: (len(S), len(P))."""
+        out = np.zeros((len(S), len(P)), dtype=bool)
+        if len(self.polys) == 0 and len(self.oc) == 0 and len(S) and len(P):
+            # only discs: one vectorised pass over starts x goals x discs
+            if len(self.dc) == 0:
+                return np.ones((len(S), len(P)), dtype=bool)
+            d = P[None, :, :] - S[:, None, :]  # (n,k,2)
+            L2 = np.einsum("nkj,nkj->nk", d, d)
+            L2 = np.where(L2 == 0, 1.0, L2)
+            rel = self.dc[None, None, :, :] - S[:, None, None, :]  # (n,1,b,2)
+            t = np.clip(np.einsum("nkbj,nkj->nkb", np.broadcast_to(rel, (len(S), len(P), len(self.dc), 2)), d) / L2[..., None], 0, 1)
+            proj = S[:, None, None, :] + t[..., None] * d[:, :, None, :]
+            dist = np.linalg.norm(self.dc[None, None] - proj, axis=-1)
+            return np.all(dist >= r + self.dr[None, None, :] - EPS, axis=2)
+        for i, s in enumerate(S):
+            out[i] = self.clear(s, r, P)
+        return out
+
+    def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
+        ok = np.ones(len(P), dtype=bool)
+        if len(P) == 0:
+            return ok
+        if len(self.dc):
+            d = _seg_point_dist(s, P, self.dc)
+            ok &= np.all(d >= r + self.dr[None, :] - EPS, axis=1)
+        if len(self.oc):
+            # curved parts we do not solve here: clear only when far from their bounds
+            d = _seg_point_dist(s, P, self.oc)
+            ok &= np.all(d >= r + self.orad[None, :] + EPS, axis=1)
+        for V in self.polys:
+            idx = np.nonzero(ok)[0]
+            if len(idx) == 0:
+                break
+            Q = P[idx]
+            A, B = V, np.roll(V, -1, axis=0)
+            near = np.all(_seg_point_dist(s, Q, V) >= r - EPS, axis=1)
+            # the segment's end points against the polygon
+            from ...geometry.shapes import polygon_point_signed_distance
+
+            near &= polygon_point_signed_distance(V, Q) >= r - EPS
+            near &= polygon_point_signed_distance(V, s[None])[0] >= r - EPS
+            # the segment against every edge (distance between segments)
+            cross = np.any(_segments_cross(s, Q, A, B), axis=1)
+            near &= ~cross
+            ok[idx] = near
+        return ok
+
+
+@dataclass
+class Bank:
+    """Candidate spots shared by every model with one base shape."""
+
+    pts: np.ndarray
+    z: np.ndarray
+    ok: np.ndarray  # fits there: board, terrain, other units, non-target ER
+    contact: np.ndarray  # base contact with some target model
+    er: np.ndarray  # (k, nT) within engagement range of target unit j
+    dist: np.ndarray  # (k, nT) distance to target unit j
 
 
 @dataclass
 class Cands:
-    """Candidate end spots of one model with everything that does not depend on the
-    order of placement."""
+    """The spots one model can use, with its own path costs."""
 
-    pts: np.ndarray  # (k,2)
-    z: np.ndarray  # (k,)
-    cost: np.ndarray  # (k,) path + climbing + vertical
-    ok: np.ndarray  # (k,) static validity
-    contact: np.ndarray  # (k,) base contact with some target model
-    er: np.ndarray  # (k, nT) within engagement range of target unit j
-    dist: np.ndarray  # (k, nT) horizontal distance to target unit j
-    closer: np.ndarray  # (k,) ends closer to some target than at start
+    pts: np.ndarray
+    z: np.ndarray
+    cost: np.ndarray
+    ok: np.ndarray
+    contact: np.ndarray
+    er: np.ndarray
+    dist: np.ndarray
+    closer: np.ndarray
 
     def take(self, mask: np.ndarray) -> Cands:
         return Cands(*(getattr(self, f)[mask] for f in ("pts", "z", "cost", "ok", "contact", "er", "dist", "closer")))
-
-    @staticmethod
-    def cat(a: Cands, b: Cands) -> Cands:
-        return Cands(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in ("pts", "z", "cost", "ok", "contact", "er", "dist", "closer")))
 
 
 @dataclass
@@ -138,100 +243,145 @@ class ChargeProblem:
         r = world.rules
         self.enforce_closer = (r.edition == 10 or r.wtc) if enforce_closer is None else enforce_closer
         self.models: list[Model] = list(world.unit_models[unit])
+        self.index = {m.id: i for i, m in enumerate(self.models)}
         self.tmodels: list[list[Model]] = [world.unit_models[t] for t in self.targets]
+        self.all_targets: list[Model] = [t for tl in self.tmodels for t in tl]
+        self.target_col = np.array([j for j, tl in enumerate(self.tmodels) for _ in tl], dtype=int)
         enemies = world.enemies_of(unit)
-        self.nontarget_models: list[Model] = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
-        self.other_models: list[Model] = [m for m in world.models if m.unit != unit]
+        self.nontarget_models = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
+        self.other_models = [m for m in world.models if m.unit != unit]
         self.blockers = world.end_blockers()
         self.barriers = world.barriers_for(unit)
         self.planner = Planner(self.barriers, world.board)
-        self.fields = {m.id: self.planner.field(m.fp, budget=cap + world.vertical_cost(0, 0) + 1e-9) for m in self.models}
+        self.straight = StraightLines(self.barriers)
+        self._fields: dict[str, object] = {}
         self.two = world.rules.needs_two(len(self.models))
         self.kws = world.unit_keywords[unit]
+        self._prep_others()
         # start distances to each target unit (for "ends closer")
-        self.start_dist = np.array(
-            [[min(self._sd_points(m, m.xy[None], t)[0] for t in tl) for tl in self.tmodels] for m in self.models]
-        )
-        self.cands: dict[str, Cands] = {m.id: self._initial_cands(m) for m in self.models}
+        self.start_dist = np.full((len(self.models), len(self.targets)), np.inf)
+        for i, m in enumerate(self.models):
+            for j, tl in enumerate(self.tmodels):
+                for t in tl:
+                    self.start_dist[i, j] = min(self.start_dist[i, j], max(0.0, float(sd_many(m.fp, m.xy[None], t.fp)[0])))
+        self.keys = {m.id: shape_key(m) for m in self.models}
+        self.rep: dict[tuple, Model] = {}
+        for m in self.models:
+            self.rep.setdefault(self.keys[m.id], m)
+        self.banks: dict[tuple, Bank] = {k: self._bank(rep, self._initial_spots(rep)) for k, rep in self.rep.items()}
+        self.costs: dict[str, np.ndarray] = {m.id: self._costs(m, self.banks[self.keys[m.id]]) for m in self.models}
 
-    # ------------------------------------------------------------------ geometry
-    def _sd_points(self, m: Model, pts: np.ndarray, other: Model) -> np.ndarray:
-        return sd_many(m.fp, pts, other.fp)
+    # ------------------------------------------------------------------ set-up
+    def _prep_others(self) -> None:
+        o = self.other_models
+        self.o_disc = np.array([m.fp.is_disc for m in o], dtype=bool)
+        self.o_c = np.array([m.xy for m in o]).reshape(-1, 2)
+        self.o_r = np.array([m.fp.radius for m in o])
+        self.o_z = np.array([m.z for m in o])
+        nt = {m.id for m in self.nontarget_models}
+        self.o_nt = np.array([m.id in nt for m in o], dtype=bool)
 
-    def _initial_cands(self, m: Model) -> Cands:
-        U = _unit_vecs(RING)
+    def field(self, m: Model):  # noqa: ANN201
+        f = self._fields.get(m.id)
+        if f is None:
+            f = self.planner.field(m.fp, budget=self.cap + 1e-9)
+            self._fields[m.id] = f
+        return f
+
+    def _initial_spots(self, m: Model) -> np.ndarray:
         er = self.w.rules.er
+        U = _unit_vecs(RING)
         spots = []
-        for tl in self.tmodels:
-            for t in tl:
-                toward = m.xy - t.fp.center
-                Ut = _unit_vecs(RING, [toward] if np.linalg.norm(toward) > 0 else None)
-                spots.append(offset_spots(m.fp, t.fp, 0.0, Ut))
-                spots.append(offset_spots(m.fp, t.fp, er, Ut))
-                spots.append(offset_spots(m.fp, t.fp, er * 0.5, U[::3]))
-                # the exact closest approach along the straight line
-                spots.append(self._approach(m, t))
-        pts = np.vstack(spots)
-        return self._evaluate(m, pts)
+        for t in self.all_targets:
+            towards = [mm.xy - t.fp.center for mm in self.models if self.keys[mm.id] == self.keys[m.id]]
+            towards = [v for v in towards if np.linalg.norm(v) > 0]
+            Ut = np.vstack([_unit_vecs(0, towards), U]) if towards else U
+            spots.append(offset_spots(m.fp, t.fp, 0.0, Ut))
+            spots.append(offset_spots(m.fp, t.fp, er, Ut))
+            spots.append(offset_spots(m.fp, t.fp, er * 0.5, U[::3]))
+            for mm in self.models:
+                if self.keys[mm.id] == self.keys[m.id]:
+                    spots.append(self._approach(mm, t))
+        return np.vstack(spots)
 
     def _approach(self, m: Model, t: Model) -> np.ndarray:
         """Spots on the straight line from the model toward the target's closest point:
-        exactly at engagement edge and at contact, plus intermediate steps."""
+        exactly at contact and at the engagement edge, plus steps along the way."""
         c = m.xy
-        # direction: from the target toward the model along the separating normal; for
-        # discs it is the centre line; for others we find the best normal numerically.
-        U = _unit_vecs(720)
-        cand = offset_spots(m.fp, t.fp, 0.0, U)
-        d = np.linalg.norm(cand - c, axis=1)
-        i = int(np.argmin(d))
-        u = U[i % len(U)]
-        # refine around the best normal
-        lo, hi = math.atan2(u[1], u[0]) - 0.01, math.atan2(u[1], u[0]) + 0.01
-        for _ in range(60):
-            a1, a2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-            p1 = offset_spots(m.fp, t.fp, 0.0, np.array([[math.cos(a1), math.sin(a1)]]))[0]
-            p2 = offset_spots(m.fp, t.fp, 0.0, np.array([[math.cos(a2), math.sin(a2)]]))[0]
-            if np.linalg.norm(p1 - c) < np.linalg.norm(p2 - c):
-                hi = a2
-            else:
-                lo = a1
-        a = (lo + hi) / 2
+        if m.fp.is_disc and t.fp.is_disc and float(np.linalg.norm(c - t.xy)) > 0:
+            a = math.atan2(c[1] - t.xy[1], c[0] - t.xy[0])  # the centre line
+        else:
+            # the normal whose contact spot is nearest: a 720-direction grid, then a
+            # local grid of 400 (angle error below 1e-4 rad, distance error ~1e-8)
+            U = _unit_vecs(720)
+            i = int(np.argmin(np.linalg.norm(offset_spots(m.fp, t.fp, 0.0, U) - c, axis=1))) % len(U)
+            a0 = math.atan2(U[i][1], U[i][0])
+            th = np.linspace(a0 - 0.009, a0 + 0.009, 400)
+            V = np.stack([np.cos(th), np.sin(th)], axis=-1)
+            j = int(np.argmin(np.linalg.norm(offset_spots(m.fp, t.fp, 0.0, V) - c, axis=1))) % len(V)
+            a = float(th[j])
         u = np.array([[math.cos(a), math.sin(a)]])
         contact = offset_spots(m.fp, t.fp, 0.0, u)[:1]
         edge = offset_spots(m.fp, t.fp, self.w.rules.er, u)[:1]
         pts = [contact, edge]
         v = edge[0] - c
-        L = float(np.linalg.norm(v))
-        if L > 0:
-            for f in np.linspace(0.1, 0.9, 9):
-                pts.append((c + v * f)[None])
+        if float(np.linalg.norm(v)) > 0:
+            pts.append(c + np.outer(np.linspace(0.1, 0.9, 9), v))
         return np.vstack(pts)
 
-    def _evaluate(self, m: Model, pts: np.ndarray) -> Cands:
+    def _bank(self, m: Model, pts: np.ndarray) -> Bank:
+        """Everything about spots that depends only on the base's shape."""
         w = self.w
         r = w.rules
         k = len(pts)
         nT = len(self.targets)
         z = w.ground_z(pts)
         ok = np.ones(k, dtype=bool)
-        # on the board, wholly
-        for part in m.fp.parts:
+        for part in m.fp.parts:  # wholly on the board
             off = part.support(np.array([[1.0, 0], [-1.0, 0], [0, 1.0], [0, -1.0]])) - m.xy
-            ok &= pts[:, 0] + off[0, 0] <= w.board[0] + EPS
-            ok &= pts[:, 0] + off[1, 0] >= -EPS
-            ok &= pts[:, 1] + off[2, 1] <= w.board[1] + EPS
-            ok &= pts[:, 1] + off[3, 1] >= -EPS
-        # terrain no base may end on
-        for f in self.blockers:
-            if not ok.any():
-                break
+            ok &= (pts[:, 0] + off[0, 0] <= w.board[0] + EPS) & (pts[:, 0] + off[1, 0] >= -EPS)
+            ok &= (pts[:, 1] + off[2, 1] <= w.board[1] + EPS) & (pts[:, 1] + off[3, 1] >= -EPS)
+        for f in self.blockers:  # terrain no base may end on
             idx = np.nonzero(ok)[0]
+            if len(idx) == 0:
+                break
             near = np.linalg.norm(pts[idx] - f.fp.center, axis=1) <= f.fp.radius + m.fp.radius + 1e-9
             if near.any():
                 sub = idx[near]
                 ok[sub] &= sd_many(m.fp, pts[sub], f.fp) >= -EPS
-        # other units' models: no overlap at the same level
-        for o in self.other_models:
+        ok &= self._fits_among_others(m, pts, z)
+        contact = np.zeros(k, dtype=bool)
+        er = np.zeros((k, nT), dtype=bool)
+        dist = np.full((k, nT), np.inf)
+        for t, j in zip(self.all_targets, self.target_col, strict=True):
+            sd = sd_many(m.fp, pts, t.fp)
+            dz = np.abs(z - t.z)
+            contact |= (sd <= EPS) & (dz <= 1e-9)
+            er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
+            dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
+        return Bank(pts, z, ok, contact, er, dist)
+
+    def _fits_among_others(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """No overlap with other units' models at the same level, and never within
+        engagement range of an enemy unit that is not a target."""
+        r = self.w.rules
+        ok = np.ones(len(pts), dtype=bool)
+        if len(self.other_models) == 0:
+            return ok
+        if m.fp.is_disc and self.o_disc.any():
+            rm = m.fp.radius
+            C = self.o_c[self.o_disc]
+            sd = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - rm - self.o_r[self.o_disc][None]
+            dz = np.abs(z[:, None] - self.o_z[self.o_disc][None])
+            bad = (sd < -EPS) & (dz <= 1e-9)
+            nt = self.o_nt[self.o_disc][None]
+            bad |= nt & (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
+            ok &= ~bad.any(axis=1)
+            rest = [o for o, d in zip(self.other_models, self.o_disc, strict=True) if not d]
+        else:
+            rest = self.other_models
+        nt_ids = {o.id for o in self.nontarget_models}
+        for o in rest:
             idx = np.nonzero(ok)[0]
             if len(idx) == 0:
                 break
@@ -240,32 +390,98 @@ class ChargeProblem:
                 continue
             sub = idx[near]
             sd = sd_many(m.fp, pts[sub], o.fp)
-            same = np.abs(z[sub] - o.z) <= 1e-9
-            bad = same & (sd < -EPS)
-            if o in self.nontarget_models:
-                # never within engagement range of an enemy unit that is not a target
-                bad |= (sd <= r.er + OUT_MARGIN) & (np.abs(z[sub] - o.z) <= r.er_v + OUT_MARGIN)
+            dz = np.abs(z[sub] - o.z)
+            bad = (sd < -EPS) & (dz <= 1e-9)
+            if o.id in nt_ids:
+                bad |= (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
             ok[sub] &= ~bad
-        # relationships with the targets
-        contact = np.zeros(k, dtype=bool)
-        er = np.zeros((k, nT), dtype=bool)
-        dist = np.full((k, nT), np.inf)
-        for j, tl in enumerate(self.tmodels):
-            for t in tl:
-                sd = sd_many(m.fp, pts, t.fp)
-                dz = np.abs(z - t.z)
-                contact |= (sd <= EPS) & (dz <= 1e-9)
-                er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
-                dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
-        closer = np.any(dist < self.start_dist[self.models.index(m)][None, :] - OUT_MARGIN, axis=1)
-        # path cost (+ vertical change beyond the climbing threshold)
-        cost = np.full(k, np.inf)
-        idx = np.nonzero(ok)[0]
-        if len(idx):
-            cost[idx] = self.fields[m.id].cost(pts[idx])
-            dzc = np.abs(z[idx] - m.z)
-            cost[idx] += np.where(dzc > r.climb_free + 1e-12, dzc, 0.0)
-        return Cands(pts, z, cost, ok & np.isfinite(cost), contact, er, dist, closer)
+        return ok
+
+    def _costs(self, m: Model, bank: Bank, start: int = 0) -> np.ndarray:
+        """Path cost (plus counted vertical change) from the model's start to every
+        usable spot of its bank from index ``start`` on; inf where unreachable."""
+        pts = bank.pts[start:]
+        z = bank.z[start:]
+        cost = np.full(len(pts), np.inf)
+        idx = np.nonzero(bank.ok[start:])[0]
+        if len(idx) == 0:
+            return cost
+        # cheap reject: farther than the cap in a straight line
+        d = np.linalg.norm(pts[idx] - m.xy, axis=1)
+        idx = idx[d <= self.cap + EPS]
+        if len(idx) == 0:
+            return cost
+        if m.fp.is_disc:
+            clear = self.straight.clear(m.xy, m.fp.radius, pts[idx])
+            cost[idx[clear]] = np.linalg.norm(pts[idx[clear]] - m.xy, axis=1)
+            rest = idx[~clear]
+        else:
+            rest = idx
+        if len(rest):
+            cost[rest] = self.field(m).cost(pts[rest])
+        dz = np.abs(z - m.z)
+        thr = self.w.rules.climb_free
+        cost += np.where(dz > thr + 1e-12, dz, 0.0)
+        return cost
+
+    def _costs_batch(self, ms: list[Model], bank: Bank, start: int) -> None:
+        """Append the costs of bank spots [start:] for several models of one shape."""
+        if not ms:
+            return
+        pts = bank.pts[start:]
+        ok = bank.ok[start:]
+        if ms[0].fp.is_disc and len(pts):
+            S = np.array([m.xy for m in ms])
+            d = np.linalg.norm(pts[None, :, :] - S[:, None, :], axis=-1)
+            cand = ok[None, :] & (d <= self.cap + EPS)
+            clear = np.zeros_like(cand)
+            cols = np.nonzero(cand.any(axis=0))[0]
+            if len(cols):
+                clear[:, cols] = self.straight.clear_many(S, ms[0].fp.radius, pts[cols]) & cand[:, cols]
+            thr = self.w.rules.climb_free
+            for i, m in enumerate(ms):
+                cost = np.full(len(pts), np.inf)
+                cost[clear[i]] = d[i, clear[i]]
+                rest = np.nonzero(cand[i] & ~clear[i])[0]
+                if len(rest):
+                    cost[rest] = self.field(m).cost(pts[rest])
+                dz = np.abs(bank.z[start:] - m.z)
+                cost += np.where(dz > thr + 1e-12, dz, 0.0)
+                self.costs[m.id] = np.concatenate([self.costs[m.id], cost])
+        else:
+            for m in ms:
+                self.costs[m.id] = np.concatenate([self.costs[m.id], self._costs(m, bank, start)])
+
+    def cands(self, m: Model, R: float) -> Cands:
+        b = self.banks[self.keys[m.id]]
+        cost = self.costs[m.id]
+        closer = np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+        use = b.ok & (cost <= R + EPS)
+        if self.enforce_closer:
+            use &= closer
+        return Cands(b.pts[use], b.z[use], cost[use], b.ok[use], b.contact[use], b.er[use], b.dist[use], closer[use])
+
+    def grow(self, around: list[tuple[Model, np.ndarray]], placed: set[str] | frozenset[str] = frozenset()) -> None:
+        """Add packing and linking spots around placed models to every bank."""
+        for key, rep in self.rep.items():
+            new = [self._spots_around(rep, q, p) for q, p in around]
+            if not new:
+                continue
+            pts = np.vstack(new)
+            b = self.banks[key]
+            nb = self._bank(rep, pts)
+            start = len(b.pts)
+            self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist")))
+            # every model of the shape gets costs (later orders of play may use them)
+            self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], start)
+
+    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray) -> np.ndarray:
+        """Spots for a base like m touching (packing) and at coherency distance of q."""
+        other = q.fp.moved_to(qpos)
+        U = _unit_vecs(24)
+        pack = offset_spots(m.fp, other, PACK_GAP, U)
+        link = offset_spots(m.fp, other, self.w.rules.coh * 0.999, U[::2])
+        return np.vstack([pack, link])
 
     # ------------------------------------------------------------------ bounds
     def lower_bound(self) -> float:
@@ -278,6 +494,15 @@ class ChargeProblem:
             lb = max(lb, float(np.min(self.start_dist[:, j])) - er)
         return max(lb, 0.0)
 
+    def reachable_targets(self, R: float) -> np.ndarray:
+        """For each target: can any model reach a usable spot in its engagement range?"""
+        out = np.zeros(len(self.targets), dtype=bool)
+        for m in self.models:
+            c = self.cands(m, R)
+            if len(c.pts):
+                out |= c.er.any(axis=0)
+        return out
+
     # ------------------------------------------------------------------ the search
     def solve(self, R: float, improve: bool = True) -> Placement | None:
         """A legal successful placement with every move within R, or None.
@@ -285,6 +510,8 @@ class ChargeProblem:
         Several orders of play are tried (each target engaged first; engaging every
         target before taking base contact, or base contact first); with ``improve`` the
         one with the most models in base contact is kept and then improved."""
+        if not self.reachable_targets(R).all():
+            return None
         best: Placement | None = None
         best_n = -1
         for ft in range(len(self.targets)):
@@ -303,134 +530,116 @@ class ChargeProblem:
         return best
 
     def _greedy(self, R: float, first_target: int, contact_first: bool = False) -> Placement | None:
-        w = self.w
-        r = w.rules
+        r = self.w.rules
         n = len(self.models)
         nT = len(self.targets)
-        base: dict[str, Cands] = {}
-        for m in self.models:
-            c = self.cands[m.id]
-            use = c.ok & (c.cost <= R + EPS)
-            if self.enforce_closer:
-                use &= c.closer
-            base[m.id] = c.take(use)
-        overlap: dict[str, np.ndarray] = {m.id: np.zeros(len(base[m.id].pts), dtype=bool) for m in self.models}
-        links: dict[str, np.ndarray] = {m.id: np.zeros(len(base[m.id].pts), dtype=int) for m in self.models}
-        placed: dict[str, int] = {}
+        by_id = {m.id: m for m in self.models}
+        # dynamic state lives on the banks (it depends only on spot geometry):
+        # overlap with a placed model, and the number of coherency links to placed ones
+        overlap = {k: np.zeros(len(b.pts), dtype=bool) for k, b in self.banks.items()}
+        links = {k: np.zeros(len(b.pts), dtype=int) for k, b in self.banks.items()}
+        placed: list[str] = []
         pos: dict[str, np.ndarray] = {}
         zz: dict[str, float] = {}
         cost: dict[str, float] = {}
         engaged = np.zeros(nT, dtype=bool)
-        order: list[str] = []
-        by_id = {m.id: m for m in self.models}
+
+        def usable(m: Model) -> np.ndarray:
+            b = self.banks[self.keys[m.id]]
+            c = self.costs[m.id]
+            u = b.ok & (c <= R + EPS)
+            if self.enforce_closer:
+                u &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+            return u
+
+        use = {m.id: usable(m) for m in self.models}
+        if any(not u.any() for u in use.values()):
+            return None
         while len(placed) < n:
             best = None
+            need = 0 if not placed else (2 if (self.two and len(placed) >= 2) else 1)
             for m in self.models:
-                if m.id in placed:
+                if m.id in pos:
                     continue
-                c = base[m.id]
-                if len(c.pts) == 0:
-                    return None
-                need = 0 if not placed else (2 if (self.two and len(placed) >= 2) else 1)
-                feas = ~overlap[m.id] & (links[m.id] >= need)
+                k = self.keys[m.id]
+                b = self.banks[k]
+                feas = use[m.id] & ~overlap[k] & (links[k] >= need)
                 if not feas.any():
                     continue
+                idx = np.nonzero(feas)[0]
+                er, dist, contact, cst = b.er[idx], b.dist[idx], b.contact[idx], self.costs[m.id][idx]
                 unen = ~engaged
                 if unen.any():
                     if not placed:
-                        new = c.er[:, first_target]
-                        focus_cols = [j for j in range(nT) if j != first_target] or [first_target]
+                        new = er[:, first_target]
+                        cols = [j for j in range(nT) if j != first_target] or [first_target]
                     else:
-                        new = np.any(c.er[:, unen], axis=1)
-                        focus_cols = list(np.nonzero(unen)[0])
-                    focus = np.min(c.dist[:, focus_cols], axis=1)
+                        new = np.any(er[:, unen], axis=1)
+                        cols = list(np.nonzero(unen)[0])
+                    focus = np.min(dist[:, cols], axis=1)
                     if contact_first:
-                        score = new * 1e8 + c.contact * 1e6 - np.round(focus / 0.05) * 1e2 - c.cost * 1e-3
+                        score = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2 - cst * 1e-3
                     else:
-                        score = new * 1e8 - np.round(focus / 0.05) * 1e3 + c.contact * 10.0 - c.cost * 1e-3
+                        score = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0 - cst * 1e-3
                 else:
-                    focus = np.min(c.dist, axis=1)
-                    score = c.contact * 1e8 + np.any(c.er, axis=1) * 1e6 - focus * 1e3 - c.cost
-                score = np.where(feas, score, -np.inf)
+                    focus = np.min(dist, axis=1)
+                    score = contact * 1e8 + np.any(er, axis=1) * 1e6 - focus * 1e3 - cst
                 i = int(np.argmax(score))
                 if best is None or score[i] > best[0] + 1e-12:
-                    best = (float(score[i]), m.id, i)
+                    best = (float(score[i]), m.id, int(idx[i]))
             if best is None:
                 return None
             _, mid, i = best
-            c = base[mid]
-            placed[mid] = i
-            pos[mid] = c.pts[i].copy()
-            zz[mid] = float(c.z[i])
-            cost[mid] = float(c.cost[i])
-            engaged |= c.er[i]
-            order.append(mid)
+            b = self.banks[self.keys[mid]]
+            pos[mid] = b.pts[i].copy()
+            zz[mid] = float(b.z[i])
+            cost[mid] = float(self.costs[mid][i])
+            engaged |= b.er[i]
+            placed.append(mid)
+            if len(placed) == n:
+                break
             pm = by_id[mid]
-            # add packing / linking spots around the new model for everyone unplaced
+            sizes = {k: len(bb.pts) for k, bb in self.banks.items()}
+            self.grow([(pm, pos[mid])], set(pos))
+            for k, bb in self.banks.items():
+                s0 = sizes[k]
+                extra = len(bb.pts) - s0
+                if extra:
+                    # state of the new spots against models placed before this one
+                    rep = self.rep[k]
+                    no = np.zeros(extra, dtype=bool)
+                    nl = np.zeros(extra, dtype=int)
+                    for q in placed[:-1]:
+                        sd = self._sd_at(rep, bb.pts[s0:], by_id[q], pos[q])
+                        dz = np.abs(bb.z[s0:] - zz[q])
+                        no |= (sd < -EPS) & (dz <= 1e-9)
+                        nl += (sd <= r.coh) & (dz <= r.coh_v)
+                    overlap[k] = np.concatenate([overlap[k], no])
+                    links[k] = np.concatenate([links[k], nl])
+                # every spot against the newly placed model
+                rep = self.rep[k]
+                sd = self._sd_at(rep, bb.pts, pm, pos[mid])
+                dz = np.abs(bb.z - zz[mid])
+                overlap[k] |= (sd < -EPS) & (dz <= 1e-9)
+                links[k] += ((sd <= r.coh) & (dz <= r.coh_v)).astype(int)
             for m in self.models:
-                if m.id in placed:
-                    continue
-                extra = self._spots_around(m, pm, pos[mid])
-                if len(extra):
-                    ev = self._evaluate(m, extra)
-                    use = ev.ok & (ev.cost <= R + EPS)
-                    if self.enforce_closer:
-                        use &= ev.closer
-                    ev = ev.take(use)
-                    if len(ev.pts):
-                        base[m.id] = Cands.cat(base[m.id], ev)
-                        overlap[m.id] = np.concatenate([overlap[m.id], np.zeros(len(ev.pts), dtype=bool)])
-                        # links/overlaps to previously placed models for the new spots
-                        nl = np.zeros(len(ev.pts), dtype=int)
-                        no = np.zeros(len(ev.pts), dtype=bool)
-                        for q in placed:
-                            if q == mid:
-                                continue
-                            sd = self._sd_at(m, ev.pts, by_id[q], pos[q])
-                            dz = np.abs(ev.z - zz[q])
-                            no |= (sd < -EPS) & (dz <= 1e-9)
-                            nl += (sd <= r.coh) & (dz <= r.coh_v)
-                        overlap[m.id][-len(ev.pts):] = no
-                        links[m.id] = np.concatenate([links[m.id], nl])
-                # update overlap and links against the newly placed model
-                cc = base[m.id]
-                sd = self._sd_at(m, cc.pts, pm, pos[mid])
-                dz = np.abs(cc.z - zz[mid])
-                overlap[m.id] |= (sd < -EPS) & (dz <= 1e-9)
-                links[m.id] += ((sd <= r.coh) & (dz <= r.coh_v)).astype(int)
-        pl = Placement(pos, zz, cost, order)
-        if not self.unit_ok(pl):
-            return None
-        return pl
+                if m.id not in pos:
+                    use[m.id] = usable(m)
+        pl = Placement(pos, zz, cost, placed)
+        return pl if self.unit_ok(pl) else None
 
     def _sd_at(self, m: Model, pts: np.ndarray, q: Model, qpos: np.ndarray) -> np.ndarray:
-        other = q.fp.moved_to(qpos)
-        return sd_many(m.fp, pts, other)
-
-    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray) -> np.ndarray:
-        """Spots for model m touching (packing) and at coherency distance of q."""
-        other = q.fp.moved_to(qpos)
-        U = _unit_vecs(24)
-        pack = offset_spots(m.fp, other, 1e-4, U)
-        link = offset_spots(m.fp, other, self.w.rules.coh * 0.999, U[::2])
-        return np.vstack([pack, link])
+        return sd_many(m.fp, pts, q.fp.moved_to(qpos))
 
     # ------------------------------------------------------------------ unit checks
     def unit_ok(self, pl: Placement) -> bool:
         r = self.w.rules
-        ids = [m.id for m in self.models]
-        fps = {m.id: m.fp.moved_to(pl.pos[m.id]) for m in self.models}
-        # every target within engagement range of some model
         for tl in self.tmodels:
-            hit = False
-            for mid in ids:
-                for t in tl:
-                    if abs(pl.z[mid] - t.z) <= r.er_v and sd_many(fps[mid], fps[mid].center[None], t.fp)[0] <= r.er + EPS:
-                        hit = True
-                        break
-                if hit:
-                    break
-            if not hit:
+            if not any(
+                abs(pl.z[m.id] - t.z) <= r.er_v and sd_many(m.fp, pl.pos[m.id][None], t.fp)[0] <= r.er + EPS
+                for m in self.models
+                for t in tl
+            ):
                 return False
         return coherent(self.models, pl, r, self.two)
 
@@ -438,43 +647,48 @@ class ChargeProblem:
         """Move models not in base contact into free contact spots where every
         unit-level condition still holds (WTC step 6.A.I, overridden by 6.C)."""
         r = self.w.rules
-        by_id = {m.id: m for m in self.models}
+        U = _unit_vecs(FINE_RING)
         for _ in range(3):
             changed = False
             for m in self.models:
                 if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
                     continue
-                U = _unit_vecs(FINE_RING)
-                spots = np.vstack([offset_spots(m.fp, t.fp, 0.0, U) for tl in self.tmodels for t in tl])
-                ev = self._evaluate(m, spots)
-                use = ev.ok & (ev.cost <= R + EPS) & ev.contact
-                if self.enforce_closer:
-                    use &= ev.closer
-                if not use.any():
+                spots = np.vstack([offset_spots(m.fp, t.fp, 0.0, U) for t in self.all_targets])
+                spots = spots[np.linalg.norm(spots - m.xy, axis=1) <= R + EPS]
+                if len(spots) == 0:
                     continue
-                ev = ev.take(use)
+                b = self._bank(m, spots)
+                keep = b.ok & b.contact
+                if not keep.any():
+                    continue
+                spots, bz, bdist, ber = spots[keep], b.z[keep], b.dist[keep], b.er[keep]
+                closer = np.any(bdist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                sel = closer if self.enforce_closer else np.ones(len(spots), dtype=bool)
+                spots, bz = spots[sel], bz[sel]
+                if len(spots) == 0:
+                    continue
+                nl = np.zeros(len(spots), dtype=int)
+                fine = np.ones(len(spots), dtype=bool)
                 for q in self.models:
                     if q.id == m.id:
                         continue
-                    sd = self._sd_at(m, ev.pts, by_id[q.id], pl.pos[q.id])
-                    keep = ~((sd < -EPS) & (np.abs(ev.z - pl.z[q.id]) <= 1e-9))
-                    ev = ev.take(keep)
-                    if len(ev.pts) == 0:
-                        break
-                if len(ev.pts) == 0:
+                    sd = self._sd_at(m, spots, q, pl.pos[q.id])
+                    dz = np.abs(bz - pl.z[q.id])
+                    fine &= ~((sd < -EPS) & (dz <= 1e-9))
+                    nl += (sd <= r.coh) & (dz <= r.coh_v)
+                fine &= nl >= (2 if self.two else 1)
+                spots, bz = spots[fine], bz[fine]
+                if len(spots) == 0:
                     continue
-                # the moved model must keep enough coherency links where it lands
-                nl = np.zeros(len(ev.pts), dtype=int)
-                for q in self.models:
-                    if q.id != m.id:
-                        sd = self._sd_at(m, ev.pts, q, pl.pos[q.id])
-                        nl += (sd <= r.coh) & (np.abs(ev.z - pl.z[q.id]) <= r.coh_v)
-                ev = ev.take(nl >= (2 if self.two else 1))
-                for i in np.argsort(ev.cost)[:24]:
+                tmp = Bank(spots, bz, np.ones(len(spots), dtype=bool), np.ones(len(spots), dtype=bool), ber[:0], bdist[:0])
+                cost = self._costs(m, tmp)
+                for i in np.argsort(cost)[:24]:
+                    if not np.isfinite(cost[i]) or cost[i] > R + EPS:
+                        break
                     trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order))
-                    trial.pos[m.id] = ev.pts[i].copy()
-                    trial.z[m.id] = float(ev.z[i])
-                    trial.cost[m.id] = float(ev.cost[i])
+                    trial.pos[m.id] = spots[i].copy()
+                    trial.z[m.id] = float(bz[i])
+                    trial.cost[m.id] = float(cost[i])
                     if self.unit_ok(trial):
                         pl = trial
                         changed = True
@@ -484,27 +698,29 @@ class ChargeProblem:
         return pl
 
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
-        for tl in self.tmodels:
-            for t in tl:
-                if abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS:
-                    return True
-        return False
+        return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 
     def contacts_of(self, pl: Placement) -> dict[str, list[str]]:
-        """Models of any unit each charger model touches at the end."""
+        """Models of other units each charger model touches at the end."""
         out: dict[str, list[str]] = {}
         for m in self.models:
-            lst = []
-            for o in self.w.models:
-                if o.unit == self.unit:
-                    continue
-                if abs(pl.z[m.id] - o.z) <= 1e-9 and sd_many(m.fp, pl.pos[m.id][None], o.fp)[0] <= EPS * 10:
-                    lst.append(o.id)
-            out[m.id] = lst
+            out[m.id] = [
+                o.id
+                for o in self.w.models
+                if o.unit != self.unit
+                and abs(pl.z[m.id] - o.z) <= 1e-9
+                and sd_many(m.fp, pl.pos[m.id][None], o.fp)[0] <= EPS * 10
+            ]
         return out
 
     def path_of(self, m: Model, goal: np.ndarray):  # noqa: ANN201
-        return self.fields[m.id].path((float(goal[0]), float(goal[1])))
+        g = np.asarray(goal, dtype=float)
+        if m.fp.is_disc and self.straight.clear(m.xy, m.fp.radius, g[None])[0]:
+            from ...geometry.paths import PathResult
+
+            L = float(np.linalg.norm(g - m.xy))
+            return PathResult(L, L, 0.0, ((float(m.xy[0]), float(m.xy[1])), (float(g[0]), float(g[1]))), ())
+        return self.field(m).path((float(g[0]), float(g[1])))
 
 
 def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
@@ -525,8 +741,7 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
                 sd[i, j] = sd[j, i] = sd_many(models[j].fp, P[j][None], fi)[0]
     adj = (sd <= r.coh) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v)
     np.fill_diagonal(adj, False)
-    need = 2 if two else 1
-    if np.any(adj.sum(axis=1) < need):
+    if np.any(adj.sum(axis=1) < (2 if two else 1)):
         return False
     seen = np.zeros(n, dtype=bool)
     seen[0] = True
@@ -538,8 +753,4 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
     return bool(seen.all())
 
 
-def can_use_floor(kws: frozenset[str]) -> bool:
-    return bool(kws & CAN_USE_FLOORS)
-
-
-__all__ = ["ChargeProblem", "Placement", "coherent", "Disc"]
+__all__ = ["ChargeProblem", "Placement", "coherent", "sd_many", "offset_spots"]

@@ -130,57 +130,57 @@ class W40k:
         return cap
 
     def needed_on(self, prob: ChargeProblem) -> tuple[Needed, Placement | None]:
-        """The least distance and roll for the problem, and a placement at that distance."""
+        """The least distance and roll for the problem, and a placement at that distance.
+
+        Feasibility grows with the roll, so the least whole roll is found by bisection
+        starting from the proven lower bound, and the least distance by bisection over
+        the candidate move lengths between the previous roll and that one."""
         lb = prob.lower_bound()
         cap = prob.cap
         if lb > cap + EPS:
             return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
-        top = prob.solve(cap, improve=False)
-        if top is None:
-            return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=None), None
-        # the least integer roll (feasibility grows with the roll)
+        if not prob.reachable_targets(cap).all():
+            return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
         lo_roll = max(1, math.ceil(lb - 1e-6))
-        hi_roll = max(lo_roll, math.ceil(top.max_cost - 1e-6))
-        best = top
-        if prob.solve(float(lo_roll), improve=False) is not None:
-            hi_roll = lo_roll
-        else:
-            while lo_roll + 1 < hi_roll:
-                mid = (lo_roll + hi_roll) // 2
-                if prob.solve(float(mid), improve=False) is not None:
-                    hi_roll = mid
+        at_roll = prob.solve(float(lo_roll), improve=False)
+        roll = lo_roll
+        if at_roll is None:
+            top = prob.solve(cap, improve=False)
+            if top is None:
+                return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=None), None
+            lo, hi, hi_pl = lo_roll, max(lo_roll + 1, math.ceil(top.max_cost - 1e-6)), top
+            while lo + 1 < hi:
+                mid = (lo + hi) // 2
+                p = prob.solve(float(mid), improve=False)
+                if p is not None:
+                    hi, hi_pl = mid, p
                 else:
-                    lo_roll = mid
-        roll = hi_roll
-        # least distance: among candidate costs in (roll-1, roll], the least that works
-        at_roll = prob.solve(float(roll), improve=False)
-        assert at_roll is not None
+                    lo = mid
+            roll, at_roll = hi, hi_pl
         best = at_roll
-        costs = np.unique(np.concatenate([c.cost[c.ok & (c.cost <= roll + EPS) & (c.cost > roll - 1 - EPS)] for c in prob.cands.values()]))
-        costs = costs[costs >= lb - EPS]
+        # the least distance: candidate move lengths in (roll - 1, roll]
+        allc = np.concatenate([prob.costs[m.id][prob.banks[prob.keys[m.id]].ok] for m in prob.models])
+        costs = np.unique(allc[(allc <= best.max_cost + EPS) & (allc > max(roll - 1, lb) - EPS)])
         if len(costs):
-            first = prob.solve(float(costs[0]), improve=False)
+            i0 = 0
+            while i0 < len(costs) - 1 and not prob.reachable_targets(float(costs[i0])).all():
+                i0 += 1
+            first = prob.solve(float(costs[i0]), improve=False)
             if first is not None:
                 best = first
             else:
-                lo, hi = 0, len(costs) - 1
-                hi_pl = at_roll
-                if best.max_cost < costs[-1]:
-                    hi = int(np.searchsorted(costs, best.max_cost + EPS)) - 1
-                    hi = max(hi, 0)
-                for _ in range(12):
+                lo, hi = i0, len(costs) - 1
+                for _ in range(10):
                     if lo + 1 >= hi:
                         break
                     mid = (lo + hi) // 2
                     p = prob.solve(float(costs[mid]), improve=False)
                     if p is not None:
-                        hi, hi_pl = mid, p
+                        hi, best = mid, p
                     else:
                         lo = mid
-                best = hi_pl
-        dist = best.max_cost
         exact = math.ceil(lb - 1e-6) == roll
-        return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
+        return Needed(distance=_r6(best.max_cost), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
 
     def needed(self, scen: Scenario40k, req: ChargeRequest) -> Needed:
         world = build_world(scen)
@@ -282,8 +282,9 @@ class W40k:
                 witness={"lower_bound": _r6(lb)},
             )
         # is some target unreachable without touching a non-target's engagement range?
+        reach = prob.reachable_targets(prob.cap)
         for j, t in enumerate(prob.targets):
-            if not any((c.ok & c.er[:, j]).any() for c in prob.cands.values()):
+            if not reach[j]:
                 return Reason(
                     code="target_unreachable",
                     message=f"every spot in engagement range of {t} is blocked or in engagement range of a unit that is not a target",
@@ -348,7 +349,7 @@ class W40k:
                 for f in prob.blockers:
                     if float(sd_many(fp, p[None], f.fp)[0]) < -EPS:
                         return False
-                if prob.fields[m.id].cost(p[None])[0] > s + 1e-6:
+                if prob.field(m).cost(p[None])[0] > s + 1e-6:
                     return False  # the straight line is blocked
             return True
 

@@ -80,10 +80,10 @@ def _normals(P: Poly) -> tuple[np.ndarray, np.ndarray]:
         n = np.array([e[1], -e[0]]) / np.linalg.norm(e)
         N = np.array([n, -n])
         return N, np.array([n @ P[0], -n @ P[0]])
-    E = np.roll(P, -1, axis=0) - P
+    E = np.concatenate([P[1:], P[:1]]) - P
     N = np.stack([E[:, 1], -E[:, 0]], axis=-1)
-    N = N / np.linalg.norm(N, axis=1, keepdims=True)
-    return N, np.einsum("ij,ij->i", N, P)
+    N = N / np.sqrt(np.sum(N * N, axis=1))[:, None]
+    return N, np.sum(N * P, axis=1)
 
 
 def point_seg_dist(P: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -118,6 +118,32 @@ def sd(A: Poly, B: Poly) -> float:
     for a, b in _edges(A):
         d = min(d, float(np.min(point_seg_dist(B, a, b))))
     return d
+
+
+def sat_sep(A: Poly, B: Poly) -> float:
+    """The largest separation along the polygons' edge normals: minus the penetration
+    depth when they overlap, a lower bound on the gap otherwise (cheap)."""
+    best = -math.inf
+    for P, Q in ((A, B), (B, A)):
+        N, h = _normals(P)
+        best = max(best, float(np.max(np.min(Q @ N.T, axis=0) - h)))
+    return best
+
+
+def bbox_gap(A: Poly, B: Poly) -> float:
+    """A lower bound on the distance between two point sets (axis-aligned boxes)."""
+    dx = max(float(A[:, 0].min() - B[:, 0].max()), float(B[:, 0].min() - A[:, 0].max()))
+    dy = max(float(A[:, 1].min() - B[:, 1].max()), float(B[:, 1].min() - A[:, 1].max()))
+    return max(dx, dy)
+
+
+def overlaps(A: Poly, B: Poly, tol: float = TOL) -> bool:
+    """True when the interiors overlap by more than ``tol`` (penetration depth)."""
+    if bbox_gap(A, B) > -tol:
+        return False
+    if len(A) < 3 or len(B) < 3:
+        return sd(A, B) < -tol
+    return sat_sep(A, B) < -tol
 
 
 def seg_seg_dist(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> float:
@@ -275,3 +301,70 @@ def inside_convex(P: Poly, pts: np.ndarray, margin: float) -> np.ndarray:
     """True for points deeper than ``margin`` inside the convex polygon P."""
     N, h = _normals(P)
     return np.all(pts @ N.T - h < -margin, axis=1)
+
+
+class Packed:
+    """Many obstacles (convex polygons and segments) packed as flat edge arrays, for
+    vectorised clearance tests of many segments at once."""
+
+    def __init__(self, obstacles: Sequence[Poly]) -> None:
+        A: list[np.ndarray] = []
+        B: list[np.ndarray] = []
+        N: list[np.ndarray] = []
+        h: list[float] = []
+        starts: list[int] = []
+        for P in obstacles:
+            P = np.asarray(P, dtype=float)
+            if len(P) == 2:
+                A.append(P[:1])
+                B.append(P[1:])
+                continue
+            A.append(P)
+            B.append(np.roll(P, -1, axis=0))
+            nn, hh = _normals(P)
+            starts.append(len(h))
+            N.append(nn)
+            h.extend(hh.tolist())
+        self.A = np.concatenate(A) if A else np.zeros((0, 2))
+        self.B = np.concatenate(B) if B else np.zeros((0, 2))
+        self.N = np.concatenate(N) if N else np.zeros((0, 2))
+        self.h = np.array(h)
+        self.starts = np.array(starts, dtype=int)
+
+    def clearance(self, P0: np.ndarray, P1: np.ndarray) -> np.ndarray:
+        """For each segment (P0[i], P1[i]): its distance to the nearest obstacle, 0 when
+        it crosses or lies inside one (exact)."""
+        m = len(P0)
+        if len(self.A) == 0 or m == 0:
+            return np.full(m, np.inf)
+        A, B = self.A[None, :, :], self.B[None, :, :]
+        p0, p1 = P0[:, None, :], P1[:, None, :]
+        d = np.minimum(np.minimum(_pseg(p0, A, B), _pseg(p1, A, B)),
+                       np.minimum(_pseg(A, p0, p1), _pseg(B, p0, p1)))
+        # proper or touching crossings
+        o1 = _orient(p0, p1, A)
+        o2 = _orient(p0, p1, B)
+        o3 = _orient(A, B, p0)
+        o4 = _orient(A, B, p1)
+        cross = (o1 * o2 < 0) & (o3 * o4 < 0)
+        d = np.where(cross, 0.0, d)
+        out = np.min(d, axis=1)
+        if len(self.starts):
+            s = P0 @ self.N.T - self.h  # inside polygon k: every edge of k negative
+            inside = np.maximum.reduceat(s, self.starts, axis=1) < 0
+            out = np.where(np.any(inside, axis=1), 0.0, out)
+        return out
+
+
+def _orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+
+def _pseg(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Broadcast distance from points p to segments ab."""
+    ab = b - a
+    L2 = np.sum(ab * ab, axis=-1)
+    t = np.sum((p - a) * ab, axis=-1) / np.where(L2 > 0, L2, 1.0)
+    t = np.clip(np.where(L2 > 0, t, 0.0), 0.0, 1.0)
+    q = a + t[..., None] * ab
+    return np.sqrt(np.sum((p - q) ** 2, axis=-1))

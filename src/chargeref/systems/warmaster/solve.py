@@ -37,7 +37,18 @@ import numpy as np
 import shapely
 
 from ...geometry.shapes import TOL
-from .geom import Poly, closest_in, free_intervals, poly_seg_dist, rect, sd, slide_blocked, unit
+from .geom import (
+    Poly,
+    bbox_gap,
+    closest_in,
+    free_intervals,
+    overlaps,
+    poly_seg_dist,
+    rect,
+    sd,
+    slide_blocked,
+    unit,
+)
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
 from .world import StandW, World
@@ -240,7 +251,7 @@ class Charge:
         if np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > self.w.width + TOL) \
                 or np.any(P[:, 1] > self.w.depth + TOL):
             return False
-        return all(sd(P, Ob) >= -TOL for Ob in self.final_obstacles(s))
+        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s))
 
     def _bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
         """Segments closing every gap between an enemy stand and another stand or
@@ -257,6 +268,8 @@ class Charge:
                     continue
                 if any(pid == x.sid for x in self.enemies[:i]):
                     continue  # each enemy pair once
+                if bbox_gap(e.poly, P) > frontage + TOL:
+                    continue
                 g = sd(e.poly, P)
                 if TOL < g <= frontage + TOL:
                     line = shapely.shortest_line(shapely.Polygon(e.poly), _shp(P))
@@ -269,16 +282,16 @@ class Charge:
         ign = {id(x) for x in ignore}
         obs: list[Poly] = [o.poly for o in self.others if id(o.poly) not in ign]
         for p in self.placed:
-            if sd(p.poly, start_poly) < -TOL:
+            if overlaps(p.poly, start_poly):
                 continue  # it may leave a spot an earlier stand of its unit now covers
             obs.append(p.poly)
         obs += [P for P in self.w.move_blockers(s.kind) if id(P) not in ign]
         gpoly = goal.poly
         for bar, eid, pid in self._bars(s.w) + self._placed_bars(s.w):
-            if sd(bar, start_poly) <= TOL:
+            if bbox_gap(bar, start_poly) <= TOL and sd(bar, start_poly) <= TOL:
                 continue
             touching = [x for x in self.others if x.sid in (eid, pid)]
-            if any(sd(gpoly, x.poly) <= TOL for x in touching):
+            if any(bbox_gap(gpoly, x.poly) <= TOL and sd(gpoly, x.poly) <= TOL for x in touching):
                 continue  # moving into the gap to charge is allowed
             obs.append(bar)
         return obs
@@ -287,6 +300,8 @@ class Charge:
         out = []
         for e in self.enemies:
             for p in self.placed:
+                if bbox_gap(e.poly, p.poly) > frontage + TOL:
+                    continue
                 g = sd(e.poly, p.poly)
                 if TOL < g <= frontage + TOL:
                     line = shapely.shortest_line(shapely.Polygon(e.poly), shapely.Polygon(p.poly))
@@ -379,7 +394,7 @@ class Charge:
                 et.c2c_cost = et.cost
             else:
                 ideal = self.flush_pose(s, enemy, edge, 0.0)
-                cover = [Ob for Ob in self.final_obstacles(s) if sd(ideal.poly, Ob) < -TOL]
+                cover = [Ob for Ob in self.final_obstacles(s) if overlaps(ideal.poly, Ob)]
                 _, c2c, _ = self.route(s, ideal, ignore=cover)
                 et.c2c_cost = c2c
         return et
