@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import EXAMPLES, scen40k, unit40k
+from h40k import EXAMPLES, scen40k, unit40k
 
 from chargeref.cli import main
 from chargeref.scenario import scenario_from_data

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import EXAMPLES, MM, r32, scen40k, unit40k
+from h40k import EXAMPLES, MM, r32, scen40k, unit40k
 
 from chargeref import ChargeRequest, find_system, load_scenario, scenario_from_data
 from chargeref.testing import assert_legal_charge

@@ -140,7 +140,9 @@ def ruling(
         procedure=procedure,
         moves=mv_list,
         engaged=list(targets)
-        if engaged is None and success and procedure in ("normal", "wtc_walls")
+        if engaged is None
+        and success
+        and procedure in ("normal", "wtc_walls", "heroic_intervention")
         else (engaged or []),
         details={"casualties": casualties} if casualties else {},
         after=after,
@@ -993,7 +995,7 @@ def test_heroic_intervention_in_edition_10_is_a_charge():
             charger="H",
             targets=("A",),
             procedure="heroic_intervention",
-            total=5,
+            total=6,
         )
     )
     assert found == ["ineligible"]
@@ -1056,3 +1058,27 @@ def test_token_models_engage_targets_at_two_inches_placeholder():
     x = 20 - 2 * R32 - 2.0
     legal(*ruling(data, {"A1": {"to": [x, 10], "token": True}}, total=7, procedure="wtc_walls"))
     assert "target_not_engaged" in codes(*ruling(data, {"A1": [x, 10]}, total=7))
+
+
+def barricade_case(behind: float, short: float = 0.0) -> tuple[Scenario40k, Ruling]:
+    """A 2" barricade along x = 15 (0.2" thick). B1 waits ``behind`` inches behind its
+    far face; A1 charges to ``short`` inches short of its near face."""
+    bx = 15.1 + R32 + behind
+    terrain = [{"type": "barricade", "id": "K", "points": [[15, 5], [15, 15]], "height": 2.0}]
+    data = scenario(
+        [
+            unit("A", 1, [model("A1", 10, 10)], keywords=("MONSTER",)),
+            unit("B", 2, [model("B1", bx, 10)]),
+        ],
+        terrain=terrain,
+    )
+    return ruling(data, {"A1": {"to": [14.9 - R32 - short, 10]}}, total=7)
+
+
+def test_engaging_across_a_barricade_at_two_inches():
+    # touching the barricade, 1.1" from B1 straight across it: engaged across it
+    legal(*barricade_case(0.9))
+    # B1 more than 1" behind the barricade: the barricade rule does not apply
+    assert "target_not_engaged" in codes(*barricade_case(1.05))
+    # A1 not touching the barricade
+    assert "target_not_engaged" in codes(*barricade_case(0.9, short=0.01))

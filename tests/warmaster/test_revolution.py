@@ -100,3 +100,23 @@ def test_first_stand_may_be_chosen() -> None:
     assert r.details["first_stand"] == "C.0"
     assert r.moves[0].id == "C.0"
     assert codes(r) == []
+
+
+def test_first_stand_must_be_ours_and_see_the_target() -> None:
+    from wm_helpers import SYSTEM
+
+    from chargeref import RequestError
+    from chargeref.systems import ChargeRequest
+
+    s = revolution(example("diagram_33_4.yaml"))
+    with pytest.raises(RequestError, match="first_stand"):
+        SYSTEM.charge(s, ChargeRequest("C", ("E",), extra={"first_stand": "E.0"}))
+    # C.0 hidden behind a friendly stand straight ahead of it
+    s2 = scen({"rules": {"variant": "revolution"}, "units": [
+        infantry_line("E", 2, [60], 60, 270),
+        stands("C", 1, "cavalry", [(50, 30), (52, 30)], 90),
+        infantry_line("F", 1, [50], 33.5, 90),
+    ]})
+    r = charge(s2, "C", "E", first_stand="C.0")
+    assert codes(r) == ["first_stand_blind"] and not r.success
+    assert charge(s2, "C", "E", first_stand="C.1").success

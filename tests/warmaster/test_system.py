@@ -58,8 +58,13 @@ def test_bad_requests_are_refused_naming_the_field() -> None:
         SYSTEM.charge(s, ChargeRequest("C", ("Q",)))
     with pytest.raises(RequestError, match="same side"):
         SYSTEM.charge(s, ChargeRequest("E", ("E",)))
-    with pytest.raises(RequestError, match="first_stand"):
-        SYSTEM.charge(s, ChargeRequest("C", ("E",), extra={"first_stand": "E.0"}))
+    with pytest.raises(RequestError, match="only Revolution"):
+        SYSTEM.charge(s, ChargeRequest("C", ("E",), extra={"first_stand": "C.0"}))
+    for kw, field in (({"roll": 7}, "roll"), ({"modifier": 1}, "modifier"), ({"reroll": "failed"}, "reroll"),
+                      ({"reaction": "hold"}, "reaction"), ({"casualties": ("C.0",)}, "casualties")):
+        with pytest.raises(RequestError) as exc:
+            SYSTEM.charge(s, ChargeRequest("C", ("E",), **kw))  # type: ignore[arg-type]
+        assert exc.value.problems[0].field == field
 
 
 def test_impossible_battlefield_is_a_scenario_error() -> None:

@@ -189,6 +189,10 @@ def _hull(points: np.ndarray) -> np.ndarray:
 
 def _minkowski(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minkowski sum of two convex vertex sets (exact: hull of pairwise sums)."""
+    if len(b) == 1:
+        return a + b[0]
+    if len(a) == 1:
+        return b + a[0]
     return _hull((a[:, None, :] + b[None, :, :]).reshape(-1, 2))
 
 
@@ -282,6 +286,29 @@ def _intersect(u1: np.ndarray, h1: np.ndarray, u2: np.ndarray, h2: np.ndarray) -
     return np.stack([x, y], axis=-1)
 
 
+def _unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct (a, b) pairs of non-negative ints, sorted by a then b."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    if len(a) == 0:
+        return a, b
+    span = int(b.max()) + 1
+    key = np.unique(a * span + b)
+    return key // span, key % span
+
+
+def _seg_point_d2_pairs(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distances from points C[i] to segments [A[i], B[i]]."""
+    s = B - A
+    w = C - A
+    ss = s[:, 0] * s[:, 0] + s[:, 1] * s[:, 1]
+    t = np.divide(w[:, 0] * s[:, 0] + w[:, 1] * s[:, 1], ss, out=np.zeros(len(ss)), where=ss > 0)
+    np.clip(t, 0.0, 1.0, out=t)
+    dx = w[:, 0] - t * s[:, 0]
+    dy = w[:, 1] - t * s[:, 1]
+    return dx * dx + dy * dy
+
+
 def _seg_point_dist(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Distance from points C[i] to segments [A[i], B[i]]."""
     s = B - A
@@ -294,18 +321,24 @@ def _seg_point_dist(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.sqrt(dx * dx + dy * dy)
 
 
-def _seg_point_dist_matrix(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Distances (S, Q) from points C[q] to segments [A[s], B[s]]."""
+def _seg_point_d2_matrix(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distances (S, Q) from points C[q] to segments [A[s], B[s]]."""
     sx = (B[:, 0] - A[:, 0])[:, None]
     sy = (B[:, 1] - A[:, 1])[:, None]
     wx = C[None, :, 0] - A[:, 0:1]
     wy = C[None, :, 1] - A[:, 1:2]
     ss = sx * sx + sy * sy
     inv = np.divide(1.0, ss, out=np.zeros_like(ss), where=ss > 0)
-    t = np.clip((wx * sx + wy * sy) * inv, 0.0, 1.0)
-    dx = wx - t * sx
-    dy = wy - t * sy
-    return np.sqrt(dx * dx + dy * dy)
+    t = wx * sx
+    t += wy * sy
+    t *= inv
+    np.clip(t, 0.0, 1.0, out=t)
+    wx -= t * sx
+    wy -= t * sy
+    wx *= wx
+    wy *= wy
+    wx += wy
+    return wx
 
 
 def _seg_poly_sd(A: np.ndarray, B: np.ndarray, V: np.ndarray, nv: np.ndarray) -> np.ndarray:
@@ -353,19 +386,25 @@ def _seg_poly_sd(A: np.ndarray, B: np.ndarray, V: np.ndarray, nv: np.ndarray) ->
         return dist
     out = dist.copy()
     i = np.flatnonzero(meet)
-    # separating axes: polygon edge normals and the segment's normal
+    # sd = max over v of (min over the segment of v·x − h_P(v)); for a polygon and a
+    # segment the maximiser is an outward edge normal of P or a normal of the segment.
+    Vxi, Vyi = Vx[i], Vy[i]
     L = np.sqrt(ee[i])
     ok = L > 0
     Ls = np.where(ok, L, 1.0)
-    nx = np.concatenate([Ey[i] / Ls, -Sy[i] / np.where(ss[i] > 0, np.sqrt(ss[i]), 1.0)], axis=1)
-    ny = np.concatenate([-Ex[i] / Ls, Sx[i] / np.where(ss[i] > 0, np.sqrt(ss[i]), 1.0)], axis=1)
-    valid = np.concatenate([ok, ss[i] > 0], axis=1)
-    proj = nx[:, :, None] * Vx[i][:, None, :] + ny[:, :, None] * Vy[i][:, None, :]
+    nx, ny = Ey[i] / Ls, -Ex[i] / Ls
     pa = nx * Ax[i] + ny * Ay[i]
     pb = nx * Bx[i] + ny * By[i]
-    gap = np.maximum(np.minimum(pa, pb) - proj.max(axis=2), proj.min(axis=2) - np.maximum(pa, pb))
-    gap = np.where(valid, gap, -np.inf)
-    sat = gap.max(axis=1)
+    gap = np.minimum(pa, pb) - (nx * Vxi + ny * Vyi)
+    sat = np.where(ok, gap, -np.inf).max(axis=1)
+    sl = np.sqrt(ss[i][:, 0])
+    has = sl > 0
+    sls = np.where(has, sl, 1.0)
+    mx, my = -Sy[i][:, 0] / sls, Sx[i][:, 0] / sls
+    proj = mx[:, None] * Vxi + my[:, None] * Vyi
+    ma = mx * Ax[i][:, 0] + my * Ay[i][:, 0]
+    seg_gap = np.maximum(ma - proj.max(axis=1), proj.min(axis=1) - ma)
+    sat = np.where(has, np.maximum(sat, seg_gap), sat)
     use = np.isfinite(sat) & (sat <= 0)
     out[i] = np.where(use, sat, dist[i])
     return out
@@ -471,7 +510,7 @@ class _CSet:
         radius: list[float] = []
         dec_b = [_decompose(b) for b in rel_parts]
         for bi, barrier in enumerate(self.barriers):
-            for O in barrier.footprint.parts:
+            for O in barrier.footprint.parts:  # noqa: E741 (O for obstacle, as in the docs)
                 dO = _decompose(O)
                 for b, db in zip(rel_parts, dec_b, strict=True):
                     bar.append(bi)
@@ -518,7 +557,7 @@ class _CSet:
         self.all = np.arange(self.Q)
         self.cost_of_bar = np.asarray([b.cost or 0.0 for b in self.barriers], dtype=float)
         # vertex-count buckets for padded vectorised tests
-        size = np.where(self.nv <= 2, self.nv, 2 ** np.ceil(np.log2(np.maximum(self.nv, 1))).astype(int))
+        size = np.where(self.nv <= 2, self.nv, np.where(self.nv <= 8, 8, 8 * np.ceil(self.nv / 8).astype(int)))
         self.bucket_of = size
         self.row_of = np.zeros(self.Q, dtype=int)
         self.buckets: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -534,6 +573,16 @@ class _CSet:
                 pi[r, :k] = inner[q]
                 pi[r, k:] = inner[q][-1]
             self.buckets[int(K)] = (po, pi, self.nv[qs])
+        # curved C-obstacles also get a coarse circumscribed 12-gon: most segments that
+        # pass near one are cleared by it at a fraction of the cost
+        self.coarse_row = np.full(self.Q, -1)
+        inexact = np.flatnonzero(~self.exact)
+        self.coarse_row[inexact] = np.arange(len(inexact))
+        U12 = _unit(np.arange(12) * (_TWO_PI / 12))
+        self.coarse = np.asarray([_line_corners(U12, self.h(int(q), U12)) for q in inexact]).reshape(-1, 12, 2)
+        self.coarse_in = np.asarray(
+            [self.O[q].support(U12) - self.b[q].support(-U12) for q in inexact]
+        ).reshape(-1, 12, 2)
 
     # -- support function of a C-obstacle (for graph polygons) --------------------
     def h(self, q: int, U: np.ndarray) -> np.ndarray:
@@ -543,14 +592,34 @@ class _CSet:
 
     # -- exact signed distances ---------------------------------------------------
     def sd_pairs(self, A: np.ndarray, B: np.ndarray, q: np.ndarray, tol: float = TOL) -> np.ndarray:
-        """Signed distance from centre segments [A[i], B[i]] to C-obstacles q[i], exact
-        wherever it decides ``sd < -tol`` (bracketed values are returned when they
-        already decide it)."""
+        """Signed distances from centre segments [A[i], B[i]] to C-obstacles q[i],
+        decision-grade: ``value < -tol`` exactly when the swept base penetrates deeper
+        than tol. Exact cores give the exact value; curved ones are bracketed by
+        circumscribed (lower bound) and inscribed (upper bound) polygons, then by a
+        local maximisation of the support-function gap, then by the library solve."""
         out = np.empty(len(q))
         if len(q) == 0:
             return out
-        sizes = self.bucket_of[q]
+        todo = np.ones(len(q), dtype=bool)
+        inex = ~self.exact[q]
+        if inex.any():
+            k = np.flatnonzero(inex)
+            rows = self.coarse_row[q[k]]
+            twelve = np.full(len(k), 12)
+            lo = _seg_poly_sd(A[k], B[k], self.coarse[rows], twelve)
+            clear = lo >= -tol
+            out[k[clear]] = lo[clear]
+            todo[k[clear]] = False
+            k, rows = k[~clear], rows[~clear]
+            if len(k):
+                hi = _seg_poly_sd(A[k], B[k], self.coarse_in[rows], twelve[: len(k)])
+                deep = hi < -tol
+                out[k[deep]] = hi[deep]
+                todo[k[deep]] = False
+        sizes = np.where(todo, self.bucket_of[q], -1)
         for K in np.unique(sizes):
+            if K < 0:
+                continue
             sel = np.flatnonzero(sizes == K)
             qq = q[sel]
             rows = self.row_of[qq]
@@ -564,10 +633,44 @@ class _CSet:
                 for kk, hv in zip(k, hi, strict=True):
                     if hv < -tol:
                         lo[kk] = hv
-                    else:
-                        lo[kk] = self.exact_sd(a[kk], b[kk], int(qq[kk]))
+                        continue
+                    qk = int(qq[kk])
+                    low = self._local_lower(a[kk], b[kk], qk)
+                    # a value just below -tol is confirmed by the library's solve
+                    lo[kk] = low if abs(low + tol) > 1e-7 else min(low, self.exact_sd(a[kk], b[kk], qk))
             out[sel] = lo
         return out
+
+    def _local_lower(self, a: np.ndarray, b: np.ndarray, q: int) -> float:
+        """A lower bound of sd(segment, C_q) that reaches it unless it is >= -TOL:
+        sd(segment, C_q) = max over unit v of (min over the segment of v·x − h_C(v)),
+        maximised numerically: a grid of 96 normals plus the segment's own two normals
+        (where the maximum sits when it is a kink), the three best refined by nested
+        grids to ~1e-9 rad. Every value is attained, so the result is a lower bound;
+        it is the maximum up to ~1e-12 unless a basin narrower than the grid is missed."""
+        d = b - a
+        extra = [0.0]
+        if d @ d > 0:
+            t = math.atan2(d[1], d[0])
+            extra = [t + math.pi / 2, t - math.pi / 2]
+        th = np.concatenate([np.arange(96) * (_TWO_PI / 96), extra])
+        U = _unit(th)
+        f = np.minimum(U @ a, U @ b) - self.h(q, U)
+        best = float(f.max())
+        for k in np.argsort(f)[::-1][:3]:
+            if best >= -TOL:
+                break  # already decides "clear"; the caller only needs the verdict
+            t0 = float(th[k])
+            w = _TWO_PI / 96
+            for _ in range(5):
+                tt = t0 + np.linspace(-w, w, 33)
+                U = _unit(tt)
+                g = np.minimum(U @ a, U @ b) - self.h(q, U)
+                j = int(np.argmax(g))
+                t0 = float(tt[j])
+                best = max(best, float(g[j]))
+                w /= 16
+        return best
 
     def exact_sd(self, a: np.ndarray, b: np.ndarray, q: int) -> float:
         """The library's exact solve: the base part swept from a to b against O."""
@@ -583,45 +686,75 @@ class _CSet:
         tol: float = TOL,
         owners: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """For centre segments A[s]→B[s]: (blocked by a hard barrier, climb, and the
-        (segment, barrier) index pairs penetrated deeper than tol). ``owners`` (S, 2)
-        lists C-obstacles a segment is tangent to by construction (skipped)."""
+        """For centre segments A[s]→B[s] against C-obstacles ``qs``: (blocked by a hard
+        barrier, climb, and the (segment, barrier) index pairs penetrated deeper than
+        tol). ``owners`` (S, 2) lists C-obstacles a segment is tangent to by
+        construction (skipped). Broad phase: each C-obstacle's bounding circle."""
         S = len(A)
-        blocked = np.zeros(S, dtype=bool)
-        climb = np.zeros(S)
         if S == 0 or len(qs) == 0:
-            e = np.empty(0, dtype=int)
-            return blocked, climb, e, e
-        si_l, q_l, sd_l = [], [], []
+            return self._judge(A, B, np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0), tol)
+        si_l, q_l, d_l = [], [], []
         chunk = max(1, 400_000 // max(1, len(qs)))
         for s0 in range(0, S, chunk):
             a, b = A[s0 : s0 + chunk], B[s0 : s0 + chunk]
-            d = _seg_point_dist_matrix(a, b, self.centre[qs])
-            si, qj = np.nonzero(d <= self.radius[qs] + tol)
-            q = qs[qj]
-            if owners is not None:
-                keep = (q != owners[s0 + si, 0]) & (q != owners[s0 + si, 1])
-                si, qj, q = si[keep], qj[keep], q[keep]
-            sd = np.empty(len(q))
-            pt = self.is_point[q]
-            sd[pt] = d[si[pt], qj[pt]] - self.rho[q[pt]]
-            npt = ~pt
-            if npt.any():
-                sd[npt] = self.sd_pairs(a[si[npt]], b[si[npt]], q[npt], tol)
+            d2 = _seg_point_d2_matrix(a, b, self.centre[qs])
+            si, qj = np.nonzero(d2 <= (self.radius[qs] + tol) ** 2)
             si_l.append(si + s0)
-            q_l.append(q)
-            sd_l.append(sd)
-        si = np.concatenate(si_l)
-        q = np.concatenate(q_l)
-        pen = np.concatenate(sd_l) < -tol
+            q_l.append(qs[qj])
+            d_l.append(d2[si, qj])
+        si, q, d2 = np.concatenate(si_l), np.concatenate(q_l), np.concatenate(d_l)
+        if owners is not None:
+            keep = (q != owners[si, 0]) & (q != owners[si, 1])
+            si, q, d2 = si[keep], q[keep], d2[keep]
+        return self._judge(A, B, si, q, d2, tol)
+
+    def assess_near(
+        self,
+        A: np.ndarray,
+        B: np.ndarray,
+        group: np.ndarray,
+        indptr: np.ndarray,
+        nbr: np.ndarray,
+        own: np.ndarray,
+        tol: float = TOL,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Like :meth:`assess` for segments known to lie inside a disc of group
+        ``group[s]``, tested only against that group's neighbours ``nbr[indptr[g]:
+        indptr[g+1]]`` other than ``own[s]``."""
+        cnt = indptr[group + 1] - indptr[group]
+        si = np.repeat(np.arange(len(A)), cnt)
+        start = np.cumsum(cnt) - cnt
+        q = nbr[indptr[group][si] + np.arange(len(si)) - start[si]]
+        keep = q != own[si]
+        si, q = si[keep], q[keep]
+        d2 = _seg_point_d2_pairs(A[si], B[si], self.centre[q])
+        near = d2 <= (self.radius[q] + tol) ** 2
+        return self._judge(A, B, si[near], q[near], d2[near], tol)
+
+    def _judge(
+        self, A: np.ndarray, B: np.ndarray, si: np.ndarray, q: np.ndarray, d2: np.ndarray, tol: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Narrow phase on candidate (segment, C-obstacle) pairs; ``d2`` = squared
+        distance from the C-obstacle's bounding centre to the segment (exact for
+        disc-like C-obstacles, whose centre is their core)."""
+        S = len(A)
+        blocked = np.zeros(S, dtype=bool)
+        climb = np.zeros(S)
+        sd = np.empty(len(q))
+        pt = self.is_point[q]
+        sd[pt] = np.sqrt(d2[pt]) - self.rho[q[pt]]
+        npt = ~pt
+        if npt.any():
+            sd[npt] = self.sd_pairs(A[si[npt]], B[si[npt]], q[npt], tol)
+        pen = sd < -tol
         si, q = si[pen], q[pen]
         blocked[si[self.hard[q]]] = True
         soft = ~self.hard[q]
-        pairs = np.unique(np.stack([si[soft], self.bar[q[soft]]], axis=1), axis=0).reshape(-1, 2)
-        if len(pairs):
-            climb += np.bincount(pairs[:, 0], weights=self.cost_of_bar[pairs[:, 1]], minlength=S)
-        hits = np.unique(np.stack([si, self.bar[q]], axis=1), axis=0).reshape(-1, 2)
-        return blocked, climb, hits[:, 0], hits[:, 1]
+        ps, pb = _unique_pairs(si[soft], self.bar[q[soft]])
+        if len(ps):
+            climb += np.bincount(ps, weights=self.cost_of_bar[pb], minlength=S)
+        hs, hb = _unique_pairs(si, self.bar[q])
+        return blocked, climb, hs, hb
 
 
 # ----------------------------------------------------------------------------------
@@ -674,13 +807,32 @@ class _Graph:
         cen = cs.centre[self.qs][self.mm]
         Hrel = self.H - np.einsum("ij,ij->i", self.U, cen)
         self.P = cen + _intersect(self.U, Hrel, self.U[self.nxt], Hrel[self.nxt])
+        self.cen = cs.centre[self.qs]
+        self.rp = np.zeros(M)
+        np.maximum.at(self.rp, self.mm, np.hypot(*(self.P - cen).T))
+        # tangent lines padded per polygon (the last line repeated), for per-pair tests
+        self.cnt = counts
+        Kmax = int(counts.max())
+        col = np.minimum(np.arange(Kmax)[None, :], counts[:, None] - 1) + self.off[:-1, None]
+        self.Upad = self.U[col]
+        self.Hpad = self.H[col]
         # valid corners: inside the board box, clear of every hard C-obstacle
         valid = np.isfinite(self.P).all(axis=1)
         if box is not None:
             valid &= _in_box(self.P, box)
-        hardq = self.qs[cs.hard[self.qs]]
+        # neighbours of each polygon: C-obstacles whose bounding circle meets the
+        # polygon's (corners and sides of a polygon lie inside its bounding circle)
+        dd = np.hypot(self.cen[:, None, 0] - cs.centre[None, self.qs, 0], self.cen[:, None, 1] - cs.centre[None, self.qs, 1])
+        close = dd <= self.rp[:, None] + cs.radius[self.qs][None, :] + TOL
+        self.nbr_ptr = np.concatenate([[0], np.cumsum(close.sum(axis=1))])
+        self.nbr = np.broadcast_to(self.qs, close.shape)[close]
+        hard_close = close & cs.hard[self.qs][None, :]
+        hard_ptr = np.concatenate([[0], np.cumsum(hard_close.sum(axis=1))])
+        hard_nbr = np.broadcast_to(self.qs, close.shape)[hard_close]
         vi = np.flatnonzero(valid)
-        blocked, _, _, _ = cs.assess(self.P[vi], self.P[vi], hardq)
+        blocked, _, _, _ = cs.assess_near(
+            self.P[vi], self.P[vi], self.mm[vi], hard_ptr, hard_nbr, self.qs[self.mm[vi]]
+        )
         valid[vi[blocked]] = False
         self.valid = valid
         # merge coincident corners into one graph vertex
@@ -702,27 +854,36 @@ class _Graph:
             self.xy = np.empty((0, 2))
         self.lab = lab
         self.N = N
-        # candidate edges: polygon sides, and tangent (outer and inner) bitangents
-        t1 = [idx]
-        t2 = [self.nxt]
+        # candidate edges: polygon sides (checked against the polygon's neighbours) and
+        # tangent bitangents (checked against everything)
         b1, b2 = self._bitangents(Hg)
-        t1.append(b1)
-        t2.append(b2)
-        t1c, t2c = np.concatenate(t1), np.concatenate(t2)
-        ok = valid[t1c] & valid[t2c]
-        t1c, t2c = t1c[ok], t2c[ok]
-        c1, c2 = lab[t1c], lab[t2c]
-        ok = c1 != c2
-        t1c, t2c, c1, c2 = t1c[ok], t2c[ok], c1[ok], c2[ok]
-        lo, hi = np.minimum(c1, c2), np.maximum(c1, c2)
-        _, first = np.unique(lo * max(N, 1) + hi, return_index=True)
-        e1, e2 = lo[first], hi[first]
-        owners = np.stack([self.qs[self.mm[t1c[first]]], self.qs[self.mm[t2c[first]]]], axis=1)
-        A, B = self.xy[e1], self.xy[e2]
-        blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners)
-        keep = ~blocked
-        self.e1, self.e2 = e1[keep], e2[keep]
-        self.w = np.hypot(*(B[keep] - A[keep]).T) + climb[keep]
+        e1_l, e2_l, w_l = [], [], []
+        seen = np.empty(0, dtype=np.int64)
+        for t1c, t2c, sides in ((idx, self.nxt, True), (b1, b2, False)):
+            ok = valid[t1c] & valid[t2c]
+            t1c, t2c = t1c[ok], t2c[ok]
+            c1, c2 = lab[t1c], lab[t2c]
+            ok = c1 != c2
+            t1c, t2c, c1, c2 = t1c[ok], t2c[ok], c1[ok], c2[ok]
+            lo, hi = np.minimum(c1, c2), np.maximum(c1, c2)
+            key = lo.astype(np.int64) * max(N, 1) + hi
+            _, first = np.unique(key, return_index=True)
+            first = first[~np.isin(key[first], seen)]
+            seen = np.concatenate([seen, key[first]])
+            e1, e2 = lo[first], hi[first]
+            A, B = self.xy[e1], self.xy[e2]
+            m1, m2 = self.mm[t1c[first]], self.mm[t2c[first]]
+            if sides:
+                blocked, climb, _, _ = cs.assess_near(A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1])
+            else:
+                owners = np.stack([self.qs[m1], self.qs[m2]], axis=1)
+                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners)
+            keep = ~blocked
+            e1_l.append(e1[keep])
+            e2_l.append(e2[keep])
+            w_l.append(np.hypot(*(B[keep] - A[keep]).T) + climb[keep])
+        self.e1, self.e2 = np.concatenate(e1_l), np.concatenate(e2_l)
+        self.w = np.concatenate(w_l)
 
     def _empty(self) -> None:
         self.ang = np.empty(0)
@@ -758,7 +919,37 @@ class _Graph:
         i, j = np.triu_indices(M, 1)
         d = np.hypot(*(c[j] - c[i]).T)
         near = curved[i] & curved[j] & (d - R[i] - R[j] < slack[i] + slack[j] + TOL)
-        for a, b in zip(i[near], j[near], strict=True):
+        # disc-like pairs in closed form: the separating normal joins the centres
+        pp = near & cs.is_point[qs[i]] & cs.is_point[qs[j]]
+        sd = d - R[i] - R[j]
+        ok = pp & (sd >= -TOL) & (d > 0)
+        for a, b in zip(i[ok], j[ok], strict=True):
+            dv = c[b] - c[a]
+            th = math.atan2(dv[1], dv[0])
+            out.setdefault(int(a), []).append(th)
+            out.setdefault(int(b), []).append(th + math.pi)
+        ia, ib = i[near & ~pp], j[near & ~pp]
+        if len(ia):
+            # signed distance between the two cores: the least over the edges of each of
+            # the edge-to-polygon distance (exact when apart, <= 0 when they meet)
+            lo = np.full(len(ia), np.inf)
+            for x, y in ((ia, ib), (ib, ia)):
+                qx, qy = qs[x], qs[y]
+                segs_a, segs_b, owner = [], [], []
+                for k, (u_, v_) in enumerate(zip(qx, qy, strict=True)):
+                    cx = cs.core[u_]
+                    segs_a.append(cx)
+                    segs_b.append(np.roll(cx, -1, axis=0))
+                    owner.append(np.full(len(cx), k))
+                A_ = np.concatenate(segs_a)
+                B_ = np.concatenate(segs_b)
+                own = np.concatenate(owner)
+                sd_e = cs.sd_pairs(A_, B_, qy[own]) + cs.rho[qy[own]]  # against the bare core
+                np.minimum.at(lo, own, sd_e)
+            gap = lo - cs.rho[qs[ia]] - cs.rho[qs[ib]]
+            keep = (gap >= -TOL) & (gap < slack[ia] + slack[ib])
+            ia, ib = ia[keep], ib[keep]
+        for a, b in zip(ia, ib, strict=True):
             qa, qb = qs[a], qs[b]
             dist, u = _closest_between(cs.core[qa], cs.core[qb])
             if u is None:
@@ -803,9 +994,8 @@ class _Graph:
         ks = key[order]
         table[ks, np.arange(len(ks)) - start[ks]] = order
         # polygon extents about their centres, for the Lipschitz bound
-        cen = cs.centre[self.qs]
-        rp = np.zeros(M)
-        np.maximum.at(rp, self.mm, np.hypot(*(self.P - cen[self.mm]).T))
+        cen = self.cen
+        rp = self.rp
         i, j = np.triu_indices(M, 1)
         d = np.hypot(*(cen[j] - cen[i]).T)
         lip = (d + rp[i] + rp[j]) * step / 2 + 1e-9
@@ -844,69 +1034,129 @@ class _Graph:
         return np.concatenate(out1), np.concatenate(out2)
 
     # -- queries --------------------------------------------------------------------
-    def tangent_corners(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def tangent_corners(self, X: np.ndarray, lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(point index, corner index) pairs such that the line from X[i] to the corner
-        supports the corner's polygon there (the visible chain of its sides ends at the
-        corner). Only valid corners."""
+        supports the corner's polygon there: corner t joins tangent lines t and next(t),
+        and X sees exactly one of them (the visible chain of sides ends at t). Only
+        valid corners; ``lines`` optionally restricts the search to a boolean mask of
+        polygons."""
+        e = np.empty(0, dtype=int)
         if len(X) == 0 or len(self.ang) == 0:
-            e = np.empty(0, dtype=int)
             return e, e
-        S = X @ self.U.T - self.H
-        vis = S > -_ON_LINE
-        tan = (vis != vis[:, self.nxt]) & self.valid[None, :]
-        return np.nonzero(tan)
+        if lines is None:
+            U, Hm, last = self.U, self.H - _ON_LINE, self.off[1:] - 1
+            sel = None
+        else:
+            pm = np.flatnonzero(lines)
+            if len(pm) == 0:
+                return e, e
+            sel = np.concatenate([np.arange(self.off[m], self.off[m + 1]) for m in pm])
+            U, Hm = self.U[sel], self.H[sel] - _ON_LINE
+            cnt = self.off[pm + 1] - self.off[pm]
+            last = np.cumsum(cnt) - 1
+        vis = (X @ U.T) > Hm
+        tan = np.empty_like(vis)
+        np.not_equal(vis[:, :-1], vis[:, 1:], out=tan[:, :-1])
+        first = np.concatenate([[0], last[:-1] + 1])
+        tan[:, last] = vis[:, last] != vis[:, first]
+        xi, t = np.nonzero(tan)
+        if sel is not None:
+            t = sel[t]
+        ok = self.valid[t]
+        return xi[ok], t[ok]
+
+    def tangent_pairs(self, X: np.ndarray, xi: np.ndarray, mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`tangent_corners` for given (point X[xi[p]], polygon mi[p]) pairs:
+        returns (pair index, corner index)."""
+        e = np.empty(0, dtype=int)
+        if len(xi) == 0:
+            return e, e
+        U = self.Upad[mi]
+        x = X[xi]
+        vis = (U[..., 0] * x[:, 0:1] + U[..., 1] * x[:, 1:2]) > self.Hpad[mi] - _ON_LINE
+        p, j = np.nonzero(vis != np.roll(vis, -1, axis=1))
+        t = self.off[mi[p]] + np.minimum(j, self.cnt[mi[p]] - 1)
+        ok = self.valid[t]
+        return p[ok], t[ok]
 
     def touching(
         self, X: np.ndarray, others: Sequence[tuple[int, int, float, float]] = ()
-    ) -> list[tuple[int, np.ndarray, tuple[int, int, float, float]]]:
-        """For each point strictly inside a circumscribed polygon but (within TOL)
-        outside the true C-obstacle: the corners obtained by inserting the point's
-        touching normal into that polygon (the two corners it makes with the polygon's
-        neighbouring tangent lines). ``others`` are touching normals inserted for
-        another point (the start): where one falls between the same two tangent lines,
-        the corner of the two inserted lines is added too.
+    ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, float, float]]]:
+        """Corners for points that touch a C-obstacle.
 
-        Returns (point index, corners (k, 2), (polygon, line k, normal angle, h))."""
-        out: list[tuple[int, np.ndarray, tuple[int, int, float, float]]] = []
+        A point strictly inside a circumscribed polygon but (within TOL) outside the
+        true C-obstacle lies between the true boundary and the polygon. Inserting the
+        point's touching normal φ (outward normal of C at the nearest point) into the
+        polygon puts the point on its boundary; the two corners that line makes with the
+        neighbouring tangent lines are returned. ``others`` are normals inserted for
+        another point (the start): where one falls between the same two tangent lines,
+        the corner of the two inserted lines is returned too.
+
+        Returns (point index per corner, corners (k, 2), per touch (polygon, line k, φ,
+        h_C(φ)))."""
+        none = (np.empty(0, dtype=int), np.empty((0, 2)), [])
         if len(X) == 0 or self.M == 0:
-            return out
+            return none
+        cs = self.cs
         S = X @ self.U.T - self.H
         smax = np.maximum.reduceat(S, self.off[:-1], axis=1)
         xi, mi = np.nonzero(smax < -_ON_LINE)
-        for x_i, m in zip(xi, mi, strict=True):
-            q = int(self.qs[m])
-            x = X[x_i]
-            hit = self._touching_normal(x, q, int(m))
-            if hit is None:
+        if len(xi) == 0:
+            return none
+        q = self.qs[mi]
+        x = X[xi]
+        phi = np.full(len(xi), np.nan)
+        hphi = np.full(len(xi), np.nan)
+        pt = cs.is_point[q]
+        if pt.any():
+            # disc-like C: normal along the centre-to-point direction
+            c = np.asarray([cs.core[k][0] for k in q[pt]]).reshape(-1, 2)
+            d = x[pt] - c
+            r = np.hypot(d[:, 0], d[:, 1])
+            okp = (r > 0) & (r - cs.rho[q[pt]] >= -TOL)
+            u = d / np.where(r > 0, r, 1.0)[:, None]
+            idx = np.flatnonzero(pt)[okp]
+            phi[idx] = np.arctan2(u[okp, 1], u[okp, 0])
+            hphi[idx] = np.einsum("ij,ij->i", u[okp], c[okp]) + cs.rho[q[pt]][okp]
+        for k in np.flatnonzero(~pt):
+            hit = self._touching_normal(x[k], int(q[k]), int(mi[k]))
+            if hit is not None:
+                phi[k], hphi[k] = hit
+        ok = np.isfinite(phi)
+        xi, mi, x, phi, hphi = xi[ok], mi[ok], x[ok], phi[ok], hphi[ok]
+        if len(xi) == 0:
+            return none
+        # line k of polygon m with ang[k] <= φ < ang[next k] (angles taken from the
+        # polygon's first line, so a global search over (m, angle) keys works)
+        a0 = self.ang[self.off[:-1]]
+        rel_line = self.ang - a0[self.mm]
+        ph = np.mod(phi - a0[mi], _TWO_PI)
+        k = np.searchsorted(self.mm * 8.0 + rel_line, mi * 8.0 + ph, side="right") - 1
+        kn = self.nxt[k]
+        dk = np.mod(ph - rel_line[k], _TWO_PI)
+        dn = np.mod(rel_line[kn] - ph, _TWO_PI)
+        near_k = (dk < _ANG_EPS) | (dk > _TWO_PI - _ANG_EPS)
+        near_n = (dn < _ANG_EPS) | (dn > _TWO_PI - _ANG_EPS)
+        u = _unit(phi)
+        hr = hphi - np.einsum("ij,ij->i", u, x)
+        Uk, Un = self.U[k], self.U[kn]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c1 = _intersect(Uk, self.H[k] - np.einsum("ij,ij->i", Uk, x), u, hr) + x
+            c2 = _intersect(u, hr, Un, self.H[kn] - np.einsum("ij,ij->i", Un, x)) + x
+        c1 = np.where(near_k[:, None], self.P[self.prv[k]], np.where(near_n[:, None], self.P[k], c1))
+        c2 = np.where(near_k[:, None], self.P[k], np.where(near_n[:, None], self.P[kn], c2))
+        owner = [xi, xi]
+        corners = [c1, c2]
+        for m2, k2, phi2, h2 in others:
+            j = np.flatnonzero((mi == m2) & (k == k2) & (np.abs(np.sin(phi - phi2)) >= _ANG_EPS))
+            if len(j) == 0:
                 continue
-            phi, hphi = hit
-            lo, hi = self.off[m], self.off[m + 1]
-            a0 = self.ang[lo]
-            ph = a0 + (phi - a0) % _TWO_PI
-            k = lo + int(np.searchsorted(self.ang[lo:hi], ph, side="right")) - 1
-            if k < lo:
-                k = hi - 1
-            kn = self.nxt[k]
-            dk = (ph - self.ang[k]) % _TWO_PI
-            dn = (self.ang[kn] - ph) % _TWO_PI
-            u = np.array([[math.cos(phi), math.sin(phi)]])
-            hr = np.array([hphi - float(u[0] @ x)])
-            if dk < _ANG_EPS or dk > _TWO_PI - _ANG_EPS:
-                corners = [self.P[self.prv[k]], self.P[k]]
-            elif dn < _ANG_EPS or dn > _TWO_PI - _ANG_EPS:
-                corners = [self.P[k], self.P[kn]]
-            else:
-                corners = [
-                    _intersect(self.U[[k]], self.H[[k]] - self.U[[k]] @ x, u, hr)[0] + x,
-                    _intersect(u, hr, self.U[[kn]], self.H[[kn]] - self.U[[kn]] @ x)[0] + x,
-                ]
-            for m2, k2, phi2, h2 in others:
-                if m2 != m or k2 != k or abs(math.sin(phi2 - phi)) < _ANG_EPS:
-                    continue
-                u2 = np.array([[math.cos(phi2), math.sin(phi2)]])
-                corners.append(_intersect(u, hr, u2, np.array([h2 - float(u2[0] @ x)]))[0] + x)
-            out.append((int(x_i), np.asarray(corners), (int(m), int(k), float(phi), float(hphi))))
-        return out
+            u2 = np.repeat(np.array([[math.cos(phi2), math.sin(phi2)]]), len(j), axis=0)
+            h2r = h2 - np.einsum("ij,ij->i", u2, x[j])
+            corners.append(_intersect(u[j], hr[j], u2, h2r) + x[j])
+            owner.append(xi[j])
+        info = [(int(m), int(kk), float(p), float(h)) for m, kk, p, h in zip(mi, k, phi, hphi, strict=True)]
+        return np.concatenate(owner), np.concatenate(corners), info
 
     def _touching_normal(self, x: np.ndarray, q: int, m: int) -> tuple[float, float] | None:
         """The outward normal φ of C_q at the point nearest x, and h_C(φ); None if x is
@@ -1112,10 +1362,8 @@ class CostField:
         e1: list[np.ndarray] = [gr.e1]
         e2: list[np.ndarray] = [gr.e2]
         ww: list[np.ndarray] = [gr.w]
-        touch = gr.touching(s[None])
-        self.start_touch = [info for _, _, info in touch]
-        for _, corners, _ in touch:
-            extra.extend(corners)
+        _, corners, self.start_touch = gr.touching(s[None])
+        extra.extend(corners)
         X = np.asarray(extra)
         ids = N + np.arange(len(X))
         A_l, B_l, i1, i2 = [], [], [], []
@@ -1129,11 +1377,11 @@ class CostField:
         xi, t = gr.tangent_corners(X)
         keep = gr.lab[t] >= 0
         xi, t = xi[keep], t[keep]
-        pair = np.unique(np.stack([xi, gr.lab[t]], axis=1), axis=0).reshape(-1, 2)
-        A = np.concatenate([np.asarray(A_l).reshape(-1, 2), X[pair[:, 0]]])
-        B = np.concatenate([np.asarray(B_l).reshape(-1, 2), gr.xy[pair[:, 1]]])
-        a_id = np.concatenate([np.asarray(i1, dtype=int), ids[pair[:, 0]]])
-        b_id = np.concatenate([np.asarray(i2, dtype=int), pair[:, 1]])
+        px, pn = _unique_pairs(xi, gr.lab[t])
+        A = np.concatenate([np.asarray(A_l).reshape(-1, 2), X[px]])
+        B = np.concatenate([np.asarray(B_l).reshape(-1, 2), gr.xy[pn]])
+        a_id = np.concatenate([np.asarray(i1, dtype=int), ids[px]])
+        b_id = np.concatenate([np.asarray(i2, dtype=int), pn])
         if self.start_ok and len(A):
             blocked, climb, _, _ = cs.assess(A, B, gr.qs)
             ok = ~blocked
@@ -1161,6 +1409,11 @@ class CostField:
         if len(gr.ang):
             has = gr.lab >= 0
             self.reached_corner[has] = reach[gr.lab[has]]
+        self.poly_dmin = np.full(gr.M, np.inf)
+        if len(gr.ang):
+            t = np.flatnonzero(self.reached_corner)
+            np.minimum.at(self.poly_dmin, gr.mm[t], self.dist[gr.lab[t]])
+        self.extra_reached = self.start_extra[reach[self.start_extra]]
 
     # -- queries ----------------------------------------------------------------------
     def cost(self, goals: np.ndarray) -> np.ndarray:
@@ -1170,14 +1423,16 @@ class CostField:
         return self._solve(goals)[0]
 
     def path(self, goal: Sequence[float]) -> PathResult | None:
+        """The least-cost path to ``goal`` (measured exactly), or ``None``."""
         g = np.asarray(goal, dtype=float)[None, :]
-        c, how = self._solve(g)
-        if not np.isfinite(c[0]):
+        c, how = self._solve(g, want_paths=True)
+        if not np.isfinite(c[0]) or how[0] is None:
             return None
-        pts = how[0]
-        return _result(self.ctx.cs, pts)
+        return _result(self.ctx.cs, how[0])
 
     # -- internals ----------------------------------------------------------------------
+    _DIRECT = -2
+
     def _chain(self, node: int) -> list[np.ndarray]:
         out = []
         k = node
@@ -1189,143 +1444,146 @@ class CostField:
         return out[::-1]
 
     def _arrive(
-        self, T: np.ndarray, tgt: np.ndarray, d0: np.ndarray, F: np.ndarray, best: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """For candidate arrivals (target tgt[i] reached from point F[i] already at cost
-        d0[i]), the least d0 + |T − F| + climb over unblocked ones, improving ``best``;
-        returns (best, index of the winning candidate or -1)."""
-        arg = np.full(len(T), -1)
+        self,
+        T: np.ndarray,
+        tgt: np.ndarray,
+        d0: np.ndarray,
+        F: np.ndarray,
+        src: np.ndarray,
+        best: np.ndarray,
+        who: np.ndarray,
+    ) -> None:
+        """Candidate last edges: target T[tgt[i]] reached from point F[i], already at cost
+        d0[i]. Improves ``best`` (and ``who`` = src of the winner) in place with the least
+        d0 + |T − F| + climb over exactly clear edges. Candidates are checked in rounds,
+        cheapest lower bound first, and dropped once their bound cannot win."""
         if len(tgt) == 0:
-            return best, arg
+            return
         cs = self.ctx.cs
         lb = d0 + np.hypot(*(T[tgt] - F).T)
-        keep = lb <= np.minimum(best[tgt], self.limit)
+        keep = (lb < best[tgt]) & (lb <= self.limit)
         idx = np.flatnonzero(keep)
         if len(idx) == 0:
-            return best, arg
+            return
         order = idx[np.lexsort((lb[idx], tgt[idx]))]
         tg = tgt[order]
-        first = np.searchsorted(tg, tg, side="left")
-        rank = np.arange(len(order)) - first
+        rank = np.arange(len(order)) - np.searchsorted(tg, tg, side="left")
         lo, width = 0, 1
         while True:
             live = (rank >= lo) & (lb[order] < best[tg])
             if not live.any():
                 break
-            sel = live & (rank < lo + width)
-            k = order[sel]
+            k = order[live & (rank < lo + width)]
             if len(k):
                 blocked, climb, _, _ = cs.assess(F[k], T[tgt[k]], self.graph.qs)
                 cval = np.where(blocked, np.inf, lb[k] + climb)
-                better = cval < best[tgt[k]]
-                for kk, cv in zip(k[better], cval[better], strict=True):
-                    if cv < best[tgt[kk]]:
-                        best[tgt[kk]] = cv
-                        arg[tgt[kk]] = kk
+                o = np.lexsort((cval, tgt[k]))
+                kt, cv = tgt[k][o], cval[o]
+                first = np.ones(len(kt), dtype=bool)
+                first[1:] = kt[1:] != kt[:-1]
+                kt, cv, ko = kt[first], cv[first], k[o][first]
+                win = cv < best[kt]
+                best[kt[win]] = cv[win]
+                who[kt[win]] = src[ko[win]]
             lo += width
             width *= 2
-        return best, arg
 
-    def _solve(self, goals: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray] | None]]:
+    def _best(
+        self,
+        T: np.ndarray,
+        best: np.ndarray,
+        who: np.ndarray,
+        include_start: bool,
+        pre: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Least arrival cost at each point T[i] (in place in ``best``/``who``): from the
+        candidates ``pre`` (target, d0, from, src), from the start's touching corners
+        (and the start itself if asked), and from graph corners tangent from T[i].
+
+        Polygons are visited per target in order of a lower bound on any arrival through
+        them (least cost of their reached corners + distance to their bounding circle),
+        and only while that bound can still win."""
+        gr = self.graph
+        k = len(T)
+        if pre is not None and len(pre[0]):
+            self._arrive(T, pre[0], pre[1], pre[2], pre[3], best, who)
+        extra = list(self.extra_reached) + ([self.n_start] if include_start else [])
+        if extra:
+            tg = np.repeat(np.arange(k), len(extra))
+            nd = np.tile(np.asarray(extra, dtype=int), k)
+            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who)
+        M = gr.M
+        if M == 0 or not np.isfinite(self.poly_dmin).any():
+            return
+        dc = np.hypot(T[:, None, 0] - gr.cen[None, :, 0], T[:, None, 1] - gr.cen[None, :, 1])
+        LB = self.poly_dmin[None, :] + np.maximum(0.0, dc - gr.rp[None, :])
+        done = np.zeros((k, M), dtype=bool)
+        rows = np.arange(k)[:, None]
+        width = 3
+        while True:
+            cand = ~done & (LB < np.minimum(best, self.limit)[:, None])
+            if not cand.any():
+                break
+            LBc = np.where(cand, LB, np.inf)
+            w = min(width, M)
+            idx = np.argpartition(LBc, w - 1, axis=1)[:, :w] if w < M else np.broadcast_to(np.arange(M), (k, M))
+            sel = np.isfinite(LBc[rows, idx])
+            xi = np.broadcast_to(rows, idx.shape)[sel]
+            mi = idx[sel]
+            done[xi, mi] = True
+            p, t = gr.tangent_pairs(T, xi, mi)
+            keep = self.reached_corner[t]
+            tg, nd = _unique_pairs(xi[p[keep]], gr.lab[t[keep]])
+            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who)
+            width *= 2
+
+    def _solve(self, goals: np.ndarray, want_paths: bool = False) -> tuple[np.ndarray, list[list[np.ndarray] | None]]:
         cs = self.ctx.cs
         gr = self.graph
         G = len(goals)
-        cost = np.full(G, np.inf)
         how: list[list[np.ndarray] | None] = [None] * G
+        best = np.full(G, np.inf)
+        who = np.full(G, -1)
         if not self.start_ok:
-            return cost, how
+            return best, how
         s = self.start
-        ok = np.ones(G, dtype=bool)
-        if self.ctx.box is not None:
-            ok &= _in_box(goals, self.ctx.box)
-        gi = np.flatnonzero(ok)
+        gi = np.arange(G) if self.ctx.box is None else np.flatnonzero(_in_box(goals, self.ctx.box))
         if len(gi) == 0:
-            return cost, how
-        # 1. the straight segment
+            return best, how
+        # 1. the straight segment (optimal when clear and crossing nothing)
         A = np.repeat(s[None], len(gi), axis=0)
         blocked, climb, _, _ = cs.assess(A, goals[gi], cs.all)
-        L = np.hypot(*(goals[gi] - s).T)
-        direct = np.where(blocked, np.inf, L + climb)
+        direct = np.where(blocked, np.inf, np.hypot(*(goals[gi] - s).T) + climb)
         direct = np.where(direct <= self.limit, direct, np.inf)
-        best = np.full(G, np.inf)
         best[gi] = direct
-        via: list[tuple[str, int]] = [("direct", -1) if np.isfinite(best[g]) else ("none", -1) for g in range(G)]
-        rest = gi[(blocked | (climb > 0))]
+        who[gi[np.isfinite(direct)]] = self._DIRECT
+        rest = gi[blocked | (climb > 0)]
+        pg = np.empty((0, 2))
+        pwho = np.empty(0, dtype=int)
         if len(rest):
-            reach = np.isfinite(self.dist)
-            extra_nodes = self.start_extra[reach[self.start_extra]]
-            # 2. corners where a goal touches a C-obstacle (pseudo-goals)
-            touch = gr.touching(goals[rest], self.start_touch)
-            pg_owner = np.asarray([int(rest[i]) for i, c, _ in touch for _ in c], dtype=int)
-            pg = np.asarray([p for _, c, _ in touch for p in c]).reshape(-1, 2)
-            pcost = np.full(len(pg), np.inf)
-            parg_node = np.full(len(pg), -1)
+            # 2. corners where a goal touches a C-obstacle (pseudo-goals), then the goals
+            own, pg, _ = gr.touching(goals[rest], self.start_touch)
+            pbest = np.full(len(pg), np.inf)
+            pwho = np.full(len(pg), -1)
             if len(pg):
-                tg, nd = self._candidates(pg, extra_nodes, include_start=True)
-                pcost, parg = self._arrive(pg, tg, self.dist[nd], self.nodes[nd], pcost)
-                parg_node = np.where(parg >= 0, nd[np.maximum(parg, 0)], -1)
-            # 3. goals: from tangent corners, start-touching corners, or via a pseudo-goal
-            tg, nd = self._candidates(goals[rest], extra_nodes, include_start=False)
-            d0 = self.dist[nd]
-            F = self.nodes[nd]
-            src = nd.copy()
-            if len(pg):
-                inv = {int(g): k for k, g in enumerate(rest)}
-                ptg = np.asarray([inv[int(o)] for o in pg_owner], dtype=int)
-                fin = np.isfinite(pcost)
-                tg = np.concatenate([tg, ptg[fin]])
-                d0 = np.concatenate([d0, pcost[fin]])
-                F = np.concatenate([F, pg[fin]])
-                src = np.concatenate([src, -2 - np.flatnonzero(fin)])
-            sub_best = best[rest].copy()
-            sub_best, arg = self._arrive(goals[rest], tg, d0, F, sub_best)
-            for k, g in enumerate(rest):
-                if arg[k] >= 0:
-                    best[g] = sub_best[k]
-                    sv = int(src[arg[k]])
-                    if sv >= 0:
-                        via[g] = ("node", sv)
-                    else:
-                        p = -2 - sv
-                        via[g] = ("pseudo", p)
-            self._pseudo = (pg, parg_node)
+                self._best(pg, pbest, pwho, include_start=True)
+            fin = np.flatnonzero(np.isfinite(pbest))
+            pre = (own[fin], pbest[fin], pg[fin], -3 - fin)
+            sub_best, sub_who = best[rest].copy(), who[rest].copy()
+            self._best(goals[rest], sub_best, sub_who, include_start=False, pre=pre)
+            best[rest], who[rest] = sub_best, sub_who
         cost = np.where(best <= self.limit, best, np.inf)
-        for g in range(G):
-            if not np.isfinite(cost[g]):
-                continue
-            kind, v = via[g]
-            if kind == "direct":
-                how[g] = [s, goals[g]]
-            elif kind == "node":
-                how[g] = self._chain(v) + [goals[g]]
-            else:
-                pg, parg_node = self._pseudo
-                nd = int(parg_node[v])
-                how[g] = self._chain(nd) + [pg[v], goals[g]]
+        if want_paths:
+            for g in np.flatnonzero(np.isfinite(cost)):
+                v = int(who[g])
+                if v == self._DIRECT:
+                    how[g] = [s, goals[g]]
+                elif v >= 0:
+                    how[g] = self._chain(v) + [goals[g]]
+                else:
+                    p = -3 - v
+                    how[g] = self._chain(int(pwho[p])) + [pg[p], goals[g]]
         return cost, how
-
-    def _candidates(self, T: np.ndarray, extra_nodes: np.ndarray, include_start: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(target index, graph node) candidates for the last edge into each target:
-        reached corners tangent from the target, the start's touching corners, and the
-        start itself if asked."""
-        gr = self.graph
-        xi, t = gr.tangent_corners(T)
-        keep = self.reached_corner[t]
-        xi, t = xi[keep], t[keep]
-        nodes = gr.lab[t]
-        parts_t = [xi]
-        parts_n = [nodes]
-        k = len(T)
-        more = list(extra_nodes) + ([self.n_start] if include_start else [])
-        for nd in more:
-            parts_t.append(np.arange(k))
-            parts_n.append(np.full(k, nd))
-        tg = np.concatenate(parts_t).astype(int)
-        nd = np.concatenate(parts_n).astype(int)
-        if len(tg):
-            u = np.unique(np.stack([tg, nd], axis=1), axis=0)
-            tg, nd = u[:, 0], u[:, 1]
-        return tg, nd
 
 
 # ----------------------------------------------------------------------------------

@@ -63,6 +63,8 @@ COH_V = 5.0
 #: A WTC walls token model engages across a ruin wall at this range (placeholder, see
 #: :func:`_engage_reach`).
 TOKEN_ER_H = 2.0
+#: Across a barricade, a charging model touching it engages a target up to this far.
+BARRICADE_ER_H = 2.0
 #: Charge declaration range (targets must be within it at the start).
 DECLARE_RANGE = 12.0
 #: Edition 10 heroic intervention (a stratagem charge): its target must be this close.
@@ -208,6 +210,11 @@ class Ctx:
 
 def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
     """Every rule the ruling's charge breaks (empty list: the ruling is legal)."""
+    if ruling.procedure in ("pile_in", "consolidate"):
+        # fight-phase moves have their own rules (validate/w40k_fight.py)
+        from .w40k_fight import validate_fight_move
+
+        return validate_fight_move(before, ruling)
     ctx, problems = _build(before, ruling)
     if ctx is None:
         return problems
@@ -1009,15 +1016,43 @@ def _engage_reach(ctx: Ctx, charger_model: str, target_unit: str | None) -> floa
 
 
 def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tuple[str, str]]:
-    """Pairs (charger model, enemy model) within engagement range."""
+    """Pairs (charger model, enemy model) within engagement range (for a target unit,
+    across a barricade too)."""
     pairs: list[tuple[str, str]] = []
     em = ctx.unit_end(unit_id)
     for c in chargers:
         reach = _engage_reach(ctx, c.id, unit_id)
         for e in em:
-            if _within(c, e, reach, ER_V * ctx.inch):
+            if _within(c, e, reach, ER_V * ctx.inch) or (
+                unit_id in ctx.targets and _across_barricade(ctx, c, e)
+            ):
                 pairs.append((c.id, e.id))
     return pairs
+
+
+def _across_barricade(ctx: Ctx, c: Placed, e: Placed) -> bool:
+    """A charging model engages a target model across a barricade (edition 9 Defence
+    Line, edition 10 Barricades and Fuel Pipes, as the contract's barricade reads): the
+    target model is within 1" of the barricade, the charging model touches it (our
+    reading of "as close as possible"), the two are within 2" horizontally and 5"
+    vertically, and the line between their centres passes through the barricade."""
+    if abs(c.z - e.z) > ER_V * ctx.inch + TOL:
+        return False
+    if math.dist(c.xy, e.xy) - c.fp.radius - e.fp.radius > BARRICADE_ER_H * ctx.inch + TOL:
+        return False
+    for f in ctx.features:
+        if f.kind != "barricade":
+            continue
+        if signed_distance(c.fp, f.fp) > TOL:
+            continue
+        if signed_distance(e.fp, f.fp) > ER_H * ctx.inch + TOL:
+            continue
+        if signed_distance(c.fp, e.fp) > BARRICADE_ER_H * ctx.inch + TOL:
+            continue
+        line = Capsule(c.xy, e.xy, 0.0)
+        if any(_convex_sd(line, part) <= TOL for part in f.fp.parts):
+            return True
+    return False
 
 
 def check_targets_engaged(ctx: Ctx) -> list[Violation]:

@@ -41,7 +41,7 @@ class _St:
     def poly(self, c: np.ndarray | None = None, facing: float | None = None) -> np.ndarray:
         cc = self.c if c is None else c
         fa = self.facing if facing is None else facing
-        return rect_polygon(cc, self.w, self.d, math.radians(fa)).V
+        return rect_polygon((float(cc[0]), float(cc[1])), self.w, self.d, math.radians(fa)).V
 
     @property
     def r(self) -> float:
@@ -169,7 +169,9 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
     if ruling.after is not None:
         aft = scenario_from_data(ruling.after)
         for u in aft.units:
-            for i, s in enumerate(u.stands):
+            if not hasattr(u, "stands"):
+                continue
+            for i, s in enumerate(u.stands):  # type: ignore[union-attr]
                 sid = s.id or f"{u.id}.{i}"
                 if sid not in stands:
                     V.append(Violation("after_mismatch", f"{sid} is not in the scenario before", (sid,)))
@@ -209,11 +211,11 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
     seen = {ids[0]} if ids else set()
     stack = list(seen)
     while stack:
-        a = stack.pop()
-        for b in adj[a]:
-            if b not in seen:
-                seen.add(b)
-                stack.append(b)
+        cur = stack.pop()
+        for nxt in adj[cur]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
     if len(seen) != len(ids):
         V.append(Violation("formation", "the charging unit is not one group of touching stands",
                            tuple(sorted(set(ids) - seen))))

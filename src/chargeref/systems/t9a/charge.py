@@ -162,22 +162,6 @@ def contact_range(ch: Block, fr: Facing) -> tuple[float, float]:
     return -fr.length / 2 - ch.width / 2, fr.length / 2 + ch.width / 2
 
 
-def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]]) -> list[float]:
-    lo, hi = contact_range(ch, fr)
-    edges = charger_edges(ch)
-    ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
-    crit = sorted({round(e - c, 10) for e in ends for c in edges if lo - TOL <= e - c <= hi + TOL} | {lo, hi})
-    crit = [min(max(c, lo), hi) for c in crit]
-    out = list(crit)
-    for a, b in zip(crit, crit[1:], strict=False):
-        if b - a > 1e-6:
-            out.append((a + b) / 2)
-            if b - a > 1.0:
-                k = int((b - a) / 0.5)
-                out += [a + (b - a) * i / (k + 1) for i in range(1, k + 1)]
-    return sorted(set(out))
-
-
 def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple[frozenset[int], frozenset[str]]:
     if ch.round:
         lo, hi = s - ch.radius, s + ch.radius
@@ -197,21 +181,6 @@ def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple
 
 
 # ----------------------------------------------------------------------------- approaches
-
-
-def _deltas(ch: Block, fr: Facing) -> list[float]:
-    base = wrap_deg(fr.psi - ch.facing)
-    ds = {0.0}
-    if 0 < abs(base) < 90:
-        ds.add(base)  # no wheel at all, only an align
-    for th in (90.0, -90.0):
-        d = wrap_deg(base - th)
-        if 0 < abs(d) < 90:
-            ds.add(d)  # a wheel of exactly 90 degrees, then the align
-    for g in DELTA_GRID:
-        ds.add(float(g))
-        ds.add(-float(g))
-    return sorted(ds, key=abs)
 
 
 def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
@@ -256,7 +225,7 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
     d2 = np.maximum(d2, 0.0)
     dist = d1 + d2 + np.radians(np.abs(theta)) * w
     return {"S": S, "D": D, "theta": theta, "d1": d1, "d2": d2, "dist": dist, "xp": xp, "ok": ok,
-            "raw_d1": raw1, "raw_d2": raw2, "par": par}
+            "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
 
 
 def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Approach]:
@@ -270,13 +239,158 @@ def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Appr
     return out
 
 
-def approaches(ch: Block, fr: Facing, s: float, deltas: list[float] | None = None) -> list[Approach]:
+def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
     """Every approach (no obstacles considered) that ends flush at offset s, shortest
     first."""
     if ch.round:
         return _round_approach(ch, fr, s)
-    D = np.asarray(_deltas(ch, fr) if deltas is None else deltas, dtype=float)
+    if table is None:
+        table = reach_table(ch, fr)
+    D = table.deltas_at(s)
+    if len(D) == 0:
+        return []
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
+
+
+DELTA_STEP = 0.5
+
+
+def _deltas(ch: Block, fr: Facing) -> np.ndarray:
+    """Align angles tried: every half degree, plus the exact special values (no
+    align, no wheel at all, a wheel of exactly 90 degrees)."""
+    base = wrap_deg(fr.psi - ch.facing)
+    ds = {0.0}
+    if 0 < abs(base) < 90:
+        ds.add(base)  # no wheel at all, only an align
+    for th in (90.0, -90.0):
+        d = wrap_deg(base - th)
+        if 0 < abs(d) < 90:
+            ds.add(d)  # a wheel of exactly 90 degrees, then the align
+    grid = np.arange(DELTA_STEP, 90.0, DELTA_STEP)
+    ds |= {float(g) for g in grid} | {-float(g) for g in grid}
+    return np.asarray(sorted(ds, key=abs), dtype=float)
+
+
+@dataclass
+class ReachTable:
+    """For each align angle (and each piece of the contact-point rule), the exact
+    interval of end offsets an approach reaches (obstacles not considered)."""
+
+    D: np.ndarray
+    A: np.ndarray
+    B: np.ndarray
+
+    def union(self) -> list[tuple[float, float]]:
+        iv = sorted(zip(self.A.tolist(), self.B.tolist(), strict=True))
+        out: list[tuple[float, float]] = []
+        for a, b in iv:
+            if out and a <= out[-1][1] + 1e-9:
+                out[-1] = (out[-1][0], max(out[-1][1], b))
+            else:
+                out.append((a, b))
+        return out
+
+    def deltas_at(self, s: float) -> np.ndarray:
+        m = (self.A - 1e-9 <= s) & (s <= self.B + 1e-9)
+        return np.unique(self.D[m])
+
+    def contains(self, s: float) -> bool:
+        return bool(np.any((self.A - 1e-9 <= s) & (s <= self.B + 1e-9)))
+
+
+def reach_table(ch: Block, fr: Facing) -> ReachTable:
+    lo, hi = contact_range(ch, fr)
+    if ch.round:
+        return ReachTable(np.zeros(1), np.array([lo]), np.array([hi]))
+    w, L = ch.width, fr.length
+    rows: list[tuple[float, float, float]] = []
+    bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
+    for delta in _deltas(ch, fr):
+        if delta == 0:
+            rows.append((delta, lo, hi))
+        elif delta > 0:
+            rows += [(delta, lo, min(bpos, hi)), (delta, max(bpos, lo), hi)]
+        else:
+            rows += [(delta, max(bneg, lo), hi), (delta, lo, min(bneg, hi))]
+    R = np.asarray([r for r in rows if r[2] >= r[1] - 1e-12])
+    D, a, b = R[:, 0], R[:, 1], np.maximum(R[:, 1], R[:, 2])
+    ra = solve(ch, fr, a, D)
+    rb = solve(ch, fr, b, D)
+    thok = np.abs((fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0) <= 90 + 1e-9
+    lo_s = a.copy()
+    hi_s = b.copy()
+    valid = thok.copy()
+    width = b - a
+    for key in ("raw_d1", "raw_d2"):
+        ga, gb = ra[key], rb[key]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.where(width > 1e-12, (gb - ga) / np.where(width > 1e-12, width, 1.0), 0.0)
+            root = np.where(np.abs(m) > 1e-15, a - ga / np.where(np.abs(m) > 1e-15, m, 1.0), a)
+        flat = np.abs(m) <= 1e-15
+        valid &= ~(flat & (ga < -1e-9))
+        up = ~flat & (m > 0)
+        dn = ~flat & (m < 0)
+        lo_s = np.where(up, np.maximum(lo_s, root), lo_s)
+        hi_s = np.where(dn, np.minimum(hi_s, root), hi_s)
+    par = ra["par"] | rb["par"]
+    valid &= ~par
+    valid &= hi_s >= lo_s - 1e-12
+    Ds, As, Bs = [D[valid]], [lo_s[valid]], [np.maximum(lo_s[valid], hi_s[valid])]
+    # no wheel at all (straight on, then the align): one offset per piece
+    for i in np.nonzero(par & thok)[0]:
+        for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
+            Ds.append(np.array([D[i]]))
+            As.append(np.array([s]))
+            Bs.append(np.array([s]))
+    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
+
+
+def _straight_offsets(ch: Block, fr: Facing, a: float, b: float, delta: float) -> list[float]:
+    """Offsets where a charger that does not wheel reaches the pre-align pose by
+    moving straight ahead (its lateral offset, affine in s, is zero)."""
+    ra = solve(ch, fr, np.array([a]), np.array([delta]))
+    if b - a < 1e-12:
+        return [a] if bool(ra["ok"][0]) else []
+    rb = solve(ch, fr, np.array([b]), np.array([delta]))
+    la, lb = float(ra["lat"][0]), float(rb["lat"][0])
+    if abs(lb - la) < 1e-15:
+        return []
+    s = a - la * (b - a) / (lb - la)
+    if not a - 1e-9 <= s <= b + 1e-9:
+        return []
+    r = solve(ch, fr, np.array([s]), np.array([delta]))
+    return [s] if bool(r["ok"][0]) else []
+
+
+def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
+                      table: ReachTable | None = None) -> list[float]:
+    """End offsets worth trying: where a charger base's edge meets an exposed target
+    base's edge (contact counts change only there), the ends of the reachable
+    offsets, and a point inside every stretch between those."""
+    lo, hi = contact_range(ch, fr)
+    edges = charger_edges(ch)
+    ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
+    crit = {min(max(round(e - c, 10), lo), hi) for e in ends for c in edges if lo - TOL <= e - c <= hi + TOL}
+    crit |= {lo, hi}
+    union = table.union() if table is not None else [(lo, hi)]
+    for a, b in union:
+        crit |= {a, b}
+
+    def inside(s: float) -> bool:
+        return any(a - 1e-9 <= s <= b + 1e-9 for a, b in union)
+
+    pts = sorted(crit)
+    out = [p for p in pts if inside(p)]
+    for a, b in zip(pts, pts[1:], strict=False):
+        if b - a <= 1e-9:
+            continue
+        m = (a + b) / 2
+        if inside(m):
+            out.append(m)
+            if b - a > 1.0:
+                k = int((b - a) / 0.5)
+                out += [a + (b - a) * i / (k + 1) for i in range(1, k + 1)]
+    return sorted(set(out))
 
 
 def _round_approach(ch: Block, fr: Facing, s: float) -> list[Approach]:
@@ -322,6 +436,13 @@ class Context:
     touch_any: bool
     fails: dict[str, int] = field(default_factory=dict)
     blockers: dict[str, int] = field(default_factory=dict)
+    _table: ReachTable | None = None
+
+    @property
+    def table(self) -> ReachTable:
+        if self._table is None:
+            self._table = reach_table(self.charger, self.fr)
+        return self._table
 
     def note(self, why: str, who: str | None = None) -> None:
         self.fails[why] = self.fails.get(why, 0) + 1
@@ -340,7 +461,7 @@ def _entries(ctx: Context) -> list[Entry]:
     ch, fr, tgt = ctx.charger, ctx.fr, ctx.target
     prof = target_profile(tgt, fr)
     out: list[Entry] = []
-    for s in candidate_offsets(ch, fr, prof):
+    for s in candidate_offsets(ch, fr, prof, ctx.table):
         fin = ch.at(fr.pt(s), fr.psi)
         sh = fin.shape()
         if not ctx.world.shape_on_board(sh):
@@ -385,7 +506,7 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
 
 
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
-    aps = approaches(ctx.charger, ctx.fr, s)
+    aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
     if not aps:
         ctx.note("unreachable")
         return None
@@ -465,7 +586,7 @@ def _rotation_plan(ctx: Context, entries: list[Entry]) -> Placement | None:
     best: tuple[tuple[float, int, float], Placement] | None = None
     t_obst = world.obstacles(tgt, targets={ch.id}, spacing=world.charge_spacing())
     for e in sorted(entries, key=lambda e: -e.models):
-        for ap in approaches(ch, ctx.fr, e.s)[:30]:
+        for ap in approaches(ch, ctx.fr, e.s, ctx.table)[:30]:
             if ap.delta == 0 or ap.pivot is None:
                 continue
             pre = ap.pre_steps()
@@ -533,51 +654,27 @@ def _failure(ctx: Context, default: str) -> PlanFailure:
 def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     """The shortest clear approach to any flush end on the facing (path distance).
 
-    For a fixed align angle, d1 and d2 are affine in the offset (piecewise: the
-    contact point switches from a charger corner to the facing's end), so the
-    shortest approach of each align angle is at an end of an offset interval: where
-    d1 or d2 reaches 0, at a piece boundary, or at an end of the contact range. The
-    candidate offsets of :func:`candidate_offsets` are added for when those are
-    blocked."""
+    For a fixed align angle the distance is affine in the offset over each interval
+    of the reach table, so the shortest approach of each align angle is at an end of
+    its interval. Candidate offsets are added for when those are blocked."""
     ch, fr = ctx.charger, ctx.fr
-    lo, hi = contact_range(ch, fr)
     prof = target_profile(ctx.target, fr)
+    tb = ctx.table
     if ch.round:
+        lo, hi = contact_range(ch, fr)
         x, _ = fr.local(ch.centre)
         cands: list[Approach] = []
-        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof))):
-            cands += approaches(ch, fr, s)
+        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb))):
+            cands += approaches(ch, fr, s, tb)
         cands.sort(key=lambda a: a.distance)
     else:
-        w, L = ch.width, fr.length
-        deltas = np.asarray(_deltas(ch, fr), dtype=float)
-        # piece boundaries for positive / negative align angles
-        bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
-        ends: list[tuple[float, float, float]] = []  # (delta, a, b)
-        for delta in deltas:
-            if delta == 0:
-                ends.append((delta, lo, hi))
-            elif delta > 0:
-                ends += [(delta, lo, min(bpos, hi)), (delta, max(bpos, lo), hi)]
-            else:
-                ends += [(delta, max(bneg, lo), hi), (delta, lo, min(bneg, hi))]
-        E = np.asarray([e for e in ends if e[2] >= e[1]])
-        dA, sa, sb = E[:, 0], E[:, 1], E[:, 2]
-        ra = solve(ch, fr, sa, dA)
-        rb = solve(ch, fr, sb, dA)
-        Ss = [sa, sb]
-        Ds = [dA, dA]
-        for key in ("raw_d1", "raw_d2"):
-            va, vb = ra[key], rb[key]
-            den = vb - va
-            good = (np.abs(den) > 1e-15) & ~ra["par"] & ~rb["par"] & (sb - sa > 1e-9)
-            root = np.where(good, sa - va * (sb - sa) / np.where(good, den, 1.0), sa)
-            inside = good & (root >= sa - 1e-9) & (root <= sb + 1e-9)
-            Ss.append(np.clip(root[inside], sa[inside], sb[inside]))
-            Ds.append(dA[inside])
-        co = np.asarray(candidate_offsets(ch, fr, prof))
-        Ss.append(np.repeat(co, len(deltas)))
-        Ds.append(np.tile(deltas, len(co)))
+        co = np.asarray(candidate_offsets(ch, fr, prof, tb))
+        Ss = [tb.A, tb.B]
+        Ds = [tb.D, tb.D]
+        for s in co:
+            dd = tb.deltas_at(float(s))
+            Ss.append(np.full(len(dd), s))
+            Ds.append(dd)
         cands = _to_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
     seen = 0
     tried: set[tuple[float, float]] = set()

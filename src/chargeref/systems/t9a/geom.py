@@ -552,3 +552,82 @@ def translate_limit(A: Shape, d: np.ndarray, B: Shape, min_gap: float) -> float:
         if hi - lo < 1e-12:
             break
     return lo
+
+
+def _ray_seg(p: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray) -> float | None:
+    """Smallest k >= 0 with p + k d on segment a-b (None if it never is)."""
+    e = b - a
+    den = cross(d, e)
+    w = a - p
+    if abs(den) < 1e-15:
+        # parallel: touching only if collinear; take the nearer end along d
+        if abs(cross(w, d)) > 1e-12:
+            return None
+        dd = float(d @ d)
+        ks = [float((a - p) @ d) / dd, float((b - p) @ d) / dd]
+        if max(ks) < 0:
+            return None
+        if min(ks) <= 0 <= max(ks):
+            return 0.0
+        return min(k for k in ks if k >= 0)
+    k = cross(w, e) / den
+    u = cross(w, d) / den
+    if k < -1e-12 or u < -1e-12 or u > 1 + 1e-12:
+        return None
+    return max(k, 0.0)
+
+
+def _ray_circle(p: np.ndarray, d: np.ndarray, c: np.ndarray, r: float) -> float | None:
+    f = p - c
+    a = float(d @ d)
+    b = 2 * float(f @ d)
+    cc = float(f @ f) - r * r
+    if cc <= 0:
+        return 0.0
+    disc = b * b - 4 * a * cc
+    if disc < 0:
+        return None
+    k = (-b - math.sqrt(disc)) / (2 * a)
+    return k if k >= 0 else None
+
+
+def time_of_impact(A: Shape, d: np.ndarray, B: Shape) -> float | None:
+    """Smallest k >= 0 such that A moved by k*d touches B (0 if they already touch
+    or overlap), or None if moving along d never brings them together."""
+    if gap(A, B) <= 0:
+        return 0.0
+    best: float | None = None
+
+    def take(k: float | None) -> None:
+        nonlocal best
+        if k is not None and (best is None or k < best):
+            best = k
+
+    assert A.kind == "poly" and A.V is not None
+    P = A.V
+    Pe = list(zip(P, np.concatenate([P[1:], P[:1]]), strict=True))
+    if B.kind == "poly":
+        assert B.V is not None
+        Q = B.V
+        Qe = list(zip(Q, np.concatenate([Q[1:], Q[:1]]), strict=True))
+        for v in P:
+            for a, b in Qe:
+                take(_ray_seg(v, d, a, b))
+        for w in Q:
+            for a, b in Pe:
+                take(_ray_seg(w, -d, a, b))
+        return best
+    assert B.a is not None and B.b is not None
+    r = B.r
+    for q in {(float(B.a[0]), float(B.a[1])), (float(B.b[0]), float(B.b[1]))}:
+        c = np.asarray(q)
+        for a, b in Pe:
+            n = np.array([b[1] - a[1], -(b[0] - a[0])])
+            ln = float(np.hypot(*n))
+            if ln == 0:
+                continue
+            n = n / ln
+            take(_ray_seg(c, -d, a + n * r, b + n * r))
+        for v in P:
+            take(_ray_circle(c, -d, v, r))
+    return best

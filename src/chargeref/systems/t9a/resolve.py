@@ -338,6 +338,7 @@ class Phase:
             name = "hold"
         name = name or "hold"
         ev: dict[str, Any] = {"event": "reaction", "unit": tgt.id, "declared": name}
+        d.events.append(ev)
         if name == "stand_and_shoot":
             why = self._sas_refusal(ch, tgt)
             if why:
@@ -354,7 +355,6 @@ class Phase:
             self._flee(d, tgt, ch, rdice)
         else:
             ev["result"] = "hold"
-        d.events.append(ev)
         if ev["result"] != "flee" and d.secondaries and d.target == d.initial_target:
             for s in d.secondaries:
                 sb = w.blocks.get(s)
@@ -447,6 +447,10 @@ class Phase:
             if f_id in self.panic_passed:
                 d.events.append({"event": "panic_test", "unit": f_id, "skipped": True,
                                  "why": "already passed a Panic Test this phase"})
+                continue
+            if fb.fleeing or fb.engaged or engaged_with(self.world.blocks, f_id):
+                d.events.append({"event": "panic_test", "unit": f_id, "skipped": True,
+                                 "why": "fleeing or engaged units do not take Panic Tests"})
                 continue
             passed, pd = self.test(fb, d.spec.panic_dice.get(f_id))
             d.events.append({"event": "panic_test", "unit": f_id, "dice": pd, "passed": passed,

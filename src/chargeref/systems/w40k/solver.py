@@ -83,6 +83,30 @@ def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -
     return np.vstack(out)
 
 
+def face_spots(mover: Footprint, poly: ConvexPolygon, toward: np.ndarray, step: float) -> np.ndarray:
+    """Centres where ``mover`` touches a flat face of ``poly`` from outside: points along
+    every edge every ``step``, plus the foot of each point of ``toward`` on the edge."""
+    c = mover.center
+    V = poly.V
+    out = []
+    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+        e = b - a
+        L = float(np.linalg.norm(e))
+        if L == 0:
+            continue
+        n = np.array([e[1], -e[0]]) / L  # outward for a counter-clockwise polygon
+        ts = list(np.linspace(0.0, 1.0, max(2, int(math.ceil(L / step)) + 1)))
+        for q in np.atleast_2d(toward):
+            ts.append(float(np.clip(np.dot(q - a, e) / (L * L), 0.0, 1.0)))
+        ts_arr = np.asarray(ts)
+        edge_pts = a + ts_arr[:, None] * e
+        # the mover's support point in -n sits on the edge point
+        off = np.vstack([mp.support(-n[None]) - c for mp in mover.parts])
+        for o in off:
+            out.append(edge_pts - o)
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
 def shape_key(m: Model) -> tuple:
     """Models whose bases are the same shape at the same facing share candidate spots."""
     parts = []
@@ -197,6 +221,8 @@ class Bank:
     contact: np.ndarray  # base contact with some target model
     er: np.ndarray  # (k, nT) within engagement range of target unit j
     dist: np.ndarray  # (k, nT) distance to target unit j
+    tok: np.ndarray  # (k, nT) touching a ruin wall, within 2" of target j across it
+    bar: np.ndarray  # (k, nT) touching a barricade, within 2" of target j across it
 
 
 @dataclass
@@ -223,6 +249,8 @@ class Placement:
     cost: dict[str, float]
     order: list[str]
     contacts: dict[str, list[str]] = field(default_factory=dict)
+    #: how a model engages when not by normal engagement range: "token" (WTC walls)
+    via: dict[str, str] = field(default_factory=dict)
 
     @property
     def max_cost(self) -> float:
@@ -251,6 +279,10 @@ class ChargeProblem:
         self.nontarget_models = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
         self.blockers = world.end_blockers()
+        # features a charge may be fought across at 2": barricades (everyone) and, for
+        # the WTC walls rule, ruin walls (INFANTRY and BEAST only)
+        self.tokens_possible = bool(r.wtc and (world.unit_keywords[unit] & {"INFANTRY", "BEAST"}))
+        self.across = self._across_parts()
         self.barriers = world.barriers_for(unit)
         self.planner = Planner(self.barriers, world.board)
         self.straight = StraightLines(self.barriers)
@@ -281,6 +313,23 @@ class ChargeProblem:
         nt = {m.id for m in self.nontarget_models}
         self.o_nt = np.array([m.id in nt for m in o], dtype=bool)
 
+    def _across_parts(self) -> list[tuple[ConvexPolygon, str, str]]:
+        """(part, feature id, kind) of every ruin wall / barricade part within 2" of a
+        target model; kind is "token" or "barricade"."""
+        out = []
+        two = 2.0 * self.w.rules.inch
+        for f in self.w.features:
+            kind = "barricade" if f.type == "barricade" else ("token" if f.type == "ruin_wall" and self.tokens_possible else None)
+            if kind is None:
+                continue
+            for part in f.fp.parts:
+                if not isinstance(part, ConvexPolygon):
+                    continue
+                pf = Footprint((part,))
+                if any(sd_many(t.fp, t.xy[None], pf)[0] <= two + EPS for t in self.all_targets):
+                    out.append((part, f.ruin or f.id, kind))
+        return out
+
     def field(self, m: Model):  # noqa: ANN201
         f = self._fields.get(m.id)
         if f is None:
@@ -302,6 +351,10 @@ class ChargeProblem:
             for mm in self.models:
                 if self.keys[mm.id] == self.keys[m.id]:
                     spots.append(self._approach(mm, t))
+        if self.across:
+            tc = np.array([t.xy for t in self.all_targets])
+            for part, _, _ in self.across:
+                spots.append(face_spots(m.fp, part, tc, 0.25 * self.w.rules.inch))
         return np.vstack(spots)
 
     def _approach(self, m: Model, t: Model) -> np.ndarray:
@@ -359,7 +412,30 @@ class ChargeProblem:
             contact |= (sd <= EPS) & (dz <= 1e-9)
             er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
             dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
-        return Bank(pts, z, ok, contact, er, dist)
+        tok = np.zeros((k, nT), dtype=bool)
+        bar = np.zeros((k, nT), dtype=bool)
+        two = 2.0 * r.inch
+        for part, _, kind in self.across:
+            # touching the feature (as close as it can be) ...
+            touch = np.abs(sd_many(m.fp, pts, Footprint((part,)))) <= EPS
+            if not touch.any():
+                continue
+            V = part.V
+            A, B = V, np.roll(V, -1, axis=0)
+            for t, j in zip(self.all_targets, self.target_col, strict=True):
+                if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
+                    continue  # a barricade charge is against an enemy within 1" of it
+                idx = np.nonzero(touch)[0]
+                sd = sd_many(m.fp, pts[idx], t.fp)
+                near = (sd <= two + EPS) & (np.abs(z[idx] - t.z) <= r.er_v)
+                if not near.any():
+                    continue
+                idx = idx[near]
+                # ... and the target on its far side: the line between them crosses it
+                across = np.any(_segments_cross(t.xy, pts[idx], A, B), axis=1)
+                tgt = tok if kind == "token" else bar
+                tgt[idx[across], j] = True
+        return Bank(pts, z, ok, contact, er, dist, tok, bar)
 
     def _fits_among_others(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
         """No overlap with other units' models at the same level, and never within
@@ -471,7 +547,7 @@ class ChargeProblem:
             b = self.banks[key]
             nb = self._bank(rep, pts)
             start = len(b.pts)
-            self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist")))
+            self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
             # every model of the shape gets costs (later orders of play may use them)
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], start)
 
@@ -494,34 +570,43 @@ class ChargeProblem:
             lb = max(lb, float(np.min(self.start_dist[:, j])) - er)
         return max(lb, 0.0)
 
-    def reachable_targets(self, R: float) -> np.ndarray:
-        """For each target: can any model reach a usable spot in its engagement range?"""
+    def engages(self, b: Bank, tokens: bool) -> np.ndarray:
+        """(k, nT): the spots that engage each target: engagement range, across a
+        barricade, or (walls rule) across a ruin wall."""
+        e = b.er | b.bar
+        return e | b.tok if tokens else e
+
+    def reachable_targets(self, R: float, tokens: bool = False) -> np.ndarray:
+        """For each target: can any model reach a usable spot that engages it?"""
         out = np.zeros(len(self.targets), dtype=bool)
         for m in self.models:
-            c = self.cands(m, R)
-            if len(c.pts):
-                out |= c.er.any(axis=0)
+            b = self.banks[self.keys[m.id]]
+            use = b.ok & (self.costs[m.id] <= R + EPS)
+            if self.enforce_closer:
+                use &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+            if use.any():
+                out |= self.engages(b, tokens)[use].any(axis=0)
         return out
 
     # ------------------------------------------------------------------ the search
-    def solve(self, R: float, improve: bool = True) -> Placement | None:
+    def solve(self, R: float, improve: bool = True, tokens: bool = False) -> Placement | None:
         """A legal successful placement with every move within R, or None.
 
         Several orders of play are tried (each target engaged first; engaging every
         target before taking base contact, or base contact first); with ``improve`` the
         one with the most models in base contact is kept and then improved."""
-        if not self.reachable_targets(R).all():
+        if not self.reachable_targets(R, tokens).all():
             return None
         best: Placement | None = None
         best_n = -1
         for ft in range(len(self.targets)):
             for contact_first in (False, True):
-                p = self._greedy(R, ft, contact_first)
+                p = self._greedy(R, ft, contact_first, tokens)
                 if p is None:
                     continue
                 if not improve:
                     return p
-                p = self._improve(p, R)
+                p = self._improve(p, R, tokens)
                 n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))
                 if n > best_n:
                     best, best_n = p, n
@@ -529,7 +614,7 @@ class ChargeProblem:
                     return best
         return best
 
-    def _greedy(self, R: float, first_target: int, contact_first: bool = False) -> Placement | None:
+    def _greedy(self, R: float, first_target: int, contact_first: bool = False, tokens: bool = False) -> Placement | None:
         r = self.w.rules
         n = len(self.models)
         nT = len(self.targets)
@@ -543,6 +628,7 @@ class ChargeProblem:
         zz: dict[str, float] = {}
         cost: dict[str, float] = {}
         engaged = np.zeros(nT, dtype=bool)
+        via: dict[str, str] = {}
 
         def usable(m: Model) -> np.ndarray:
             b = self.banks[self.keys[m.id]]
@@ -566,8 +652,16 @@ class ChargeProblem:
                 feas = use[m.id] & ~overlap[k] & (links[k] >= need)
                 if not feas.any():
                     continue
+                if tokens:
+                    # a model that can reach a normal legal spot must take one; only
+                    # the others may use a token against the wall (seed 000, step 3-4)
+                    normal = feas & (b.er | b.bar).any(axis=1)
+                    if normal.any():
+                        feas = feas & ~(b.tok.any(axis=1) & ~(b.er | b.bar).any(axis=1))
                 idx = np.nonzero(feas)[0]
-                er, dist, contact, cst = b.er[idx], b.dist[idx], b.contact[idx], self.costs[m.id][idx]
+                er, dist, contact, cst = self.engages(b, tokens)[idx], b.dist[idx], b.contact[idx], self.costs[m.id][idx]
+                if tokens:
+                    contact = contact + 0.5 * (b.er[idx].any(axis=1))  # normal spots first
                 unen = ~engaged
                 if unen.any():
                     if not placed:
@@ -594,7 +688,10 @@ class ChargeProblem:
             pos[mid] = b.pts[i].copy()
             zz[mid] = float(b.z[i])
             cost[mid] = float(self.costs[mid][i])
-            engaged |= b.er[i]
+            eng = self.engages(b, tokens)[i]
+            engaged |= eng
+            if not (b.er[i].any() or b.bar[i].any()) and b.tok[i].any() and tokens:
+                via[mid] = "token"
             placed.append(mid)
             if len(placed) == n:
                 break
@@ -625,25 +722,44 @@ class ChargeProblem:
             for m in self.models:
                 if m.id not in pos:
                     use[m.id] = usable(m)
-        pl = Placement(pos, zz, cost, placed)
+        pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 
     def _sd_at(self, m: Model, pts: np.ndarray, q: Model, qpos: np.ndarray) -> np.ndarray:
         return sd_many(m.fp, pts, q.fp.moved_to(qpos))
 
     # ------------------------------------------------------------------ unit checks
-    def unit_ok(self, pl: Placement) -> bool:
+    def engaged_by(self, pl: Placement) -> np.ndarray:
+        """Which targets the placement engages (engagement range, across a barricade,
+        or across a ruin wall for token models)."""
         r = self.w.rules
-        for tl in self.tmodels:
-            if not any(
-                abs(pl.z[m.id] - t.z) <= r.er_v and sd_many(m.fp, pl.pos[m.id][None], t.fp)[0] <= r.er + EPS
-                for m in self.models
-                for t in tl
-            ):
-                return False
-        return coherent(self.models, pl, r, self.two)
+        two = 2.0 * r.inch
+        out = np.zeros(len(self.targets), dtype=bool)
+        for m in self.models:
+            p = pl.pos[m.id]
+            for t, j in zip(self.all_targets, self.target_col, strict=True):
+                if out[j] or abs(pl.z[m.id] - t.z) > r.er_v:
+                    continue
+                sd = float(sd_many(m.fp, p[None], t.fp)[0])
+                if sd <= r.er + EPS:
+                    out[j] = True
+                elif sd <= two + EPS and self.across:
+                    for part, _, kind in self.across:
+                        if kind == "token" and pl.via.get(m.id) != "token":
+                            continue
+                        if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
+                            continue
+                        if abs(float(sd_many(m.fp, p[None], Footprint((part,)))[0])) > EPS:
+                            continue
+                        if np.any(_segments_cross(t.xy, p[None], part.V, np.roll(part.V, -1, axis=0))):
+                            out[j] = True
+                            break
+        return out
 
-    def _improve(self, pl: Placement, R: float) -> Placement:
+    def unit_ok(self, pl: Placement) -> bool:
+        return bool(self.engaged_by(pl).all()) and coherent(self.models, pl, self.w.rules, self.two)
+
+    def _improve(self, pl: Placement, R: float, tokens: bool = False) -> Placement:
         """Move models not in base contact into free contact spots where every
         unit-level condition still holds (WTC step 6.A.I, overridden by 6.C)."""
         r = self.w.rules
@@ -680,12 +796,14 @@ class ChargeProblem:
                 spots, bz = spots[fine], bz[fine]
                 if len(spots) == 0:
                     continue
-                tmp = Bank(spots, bz, np.ones(len(spots), dtype=bool), np.ones(len(spots), dtype=bool), ber[:0], bdist[:0])
+                ones = np.ones(len(spots), dtype=bool)
+                tmp = Bank(spots, bz, ones, ones, ber[:0], bdist[:0], ber[:0], ber[:0])
                 cost = self._costs(m, tmp)
                 for i in np.argsort(cost)[:24]:
                     if not np.isfinite(cost[i]) or cost[i] > R + EPS:
                         break
-                    trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order))
+                    trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
+                    trial.via.pop(m.id, None)  # base contact is a normal position
                     trial.pos[m.id] = spots[i].copy()
                     trial.z[m.id] = float(bz[i])
                     trial.cost[m.id] = float(cost[i])

@@ -8,6 +8,7 @@ one system (``rules.edition``, ``rules.wtc``), not separate systems.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -129,7 +130,31 @@ class W40k:
             cap = max(cap, float(req.roll))
         return cap
 
-    def needed_on(self, prob: ChargeProblem) -> tuple[Needed, Placement | None]:
+    def open_field(self, world: World, req: ChargeRequest, cap: float) -> ChargeProblem | None:
+        """The same charge with every ruin wall taken away: the WTC walls rule only
+        applies to rolls that would succeed if the wall were not there (seed 000)."""
+        if not (world.rules.wtc and (world.unit_keywords[req.charger] & {"INFANTRY", "BEAST"})):
+            return None
+        if not any(f.type == "ruin_wall" for f in world.features):
+            return None
+        bare = replace(world, features=[f for f in world.features if f.type != "ruin_wall"])
+        return ChargeProblem(bare, req.charger, list(req.targets), cap)
+
+    def solve_any(self, prob: ChargeProblem, bare: ChargeProblem | None, R: float, improve: bool = True) -> tuple[Placement | None, str]:
+        """A normal placement if there is one; otherwise, when the walls rule applies,
+        one with wall tokens. Returns (placement, procedure)."""
+        if bare is not None and prob.across and bare.solve(R, improve=False) is not None:
+            # the walls rule is in effect: every model that can reach a normal legal
+            # spot takes one; the others may end against the wall with a token
+            pl = prob.solve(R, improve=improve, tokens=True)
+            if pl is not None:
+                return pl, ("wtc_walls" if any(v == "token" for v in pl.via.values()) else "normal")
+        pl = prob.solve(R, improve=improve)
+        if pl is not None:
+            return pl, "normal"
+        return None, "failed"
+
+    def needed_on(self, prob: ChargeProblem, bare: ChargeProblem | None = None) -> tuple[Needed, Placement | None]:
         """The least distance and roll for the problem, and a placement at that distance.
 
         Feasibility grows with the roll, so the least whole roll is found by bisection
@@ -137,21 +162,24 @@ class W40k:
         the candidate move lengths between the previous roll and that one."""
         lb = prob.lower_bound()
         cap = prob.cap
-        if lb > cap + EPS:
-            return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
-        if not prob.reachable_targets(cap).all():
+        tokens = bare is not None and bool(prob.across)
+
+        def feasible(R: float) -> Placement | None:
+            return self.solve_any(prob, bare, R, improve=False)[0]
+
+        if lb > cap + EPS or not prob.reachable_targets(cap, tokens).all():
             return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
         lo_roll = max(1, math.ceil(lb - 1e-6))
-        at_roll = prob.solve(float(lo_roll), improve=False)
+        at_roll = feasible(float(lo_roll))
         roll = lo_roll
         if at_roll is None:
-            top = prob.solve(cap, improve=False)
+            top = feasible(cap)
             if top is None:
                 return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=None), None
             lo, hi, hi_pl = lo_roll, max(lo_roll + 1, math.ceil(top.max_cost - 1e-6)), top
             while lo + 1 < hi:
                 mid = (lo + hi) // 2
-                p = prob.solve(float(mid), improve=False)
+                p = feasible(float(mid))
                 if p is not None:
                     hi, hi_pl = mid, p
                 else:
@@ -159,35 +187,40 @@ class W40k:
             roll, at_roll = hi, hi_pl
         best = at_roll
         # the least distance: candidate move lengths in (roll - 1, roll]
-        allc = np.concatenate([prob.costs[m.id][prob.banks[prob.keys[m.id]].ok] for m in prob.models])
-        costs = np.unique(allc[(allc <= best.max_cost + EPS) & (allc > max(roll - 1, lb) - EPS)])
+        pools = [prob] + ([bare] if bare is not None else [])
+        allc = np.concatenate([q.costs[m.id][q.banks[q.keys[m.id]].ok] for q in pools for m in q.models])
+        costs = np.unique(allc[(allc <= max(best.max_cost, roll) + EPS) & (allc > max(roll - 1, lb) - EPS)])
         if len(costs):
             i0 = 0
-            while i0 < len(costs) - 1 and not prob.reachable_targets(float(costs[i0])).all():
+            while i0 < len(costs) - 1 and not prob.reachable_targets(float(costs[i0]), tokens).all():
                 i0 += 1
-            first = prob.solve(float(costs[i0]), improve=False)
+            first = feasible(float(costs[i0]))
             if first is not None:
                 best = first
+                dist = float(costs[i0])
             else:
                 lo, hi = i0, len(costs) - 1
+                dist = float(costs[hi])
                 for _ in range(10):
                     if lo + 1 >= hi:
                         break
                     mid = (lo + hi) // 2
-                    p = prob.solve(float(costs[mid]), improve=False)
+                    p = feasible(float(costs[mid]))
                     if p is not None:
-                        hi, best = mid, p
+                        hi, best, dist = mid, p, float(costs[mid])
                     else:
                         lo = mid
+        else:
+            dist = best.max_cost
         exact = math.ceil(lb - 1e-6) == roll
-        return Needed(distance=_r6(best.max_cost), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
+        return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
 
     def needed(self, scen: Scenario40k, req: ChargeRequest) -> Needed:
         world = build_world(scen)
         self._require(world, req)
         if self.eligibility(world, req.charger, list(req.targets)):
             return Needed(distance=None, roll=None)
-        return self.needed_on(self._problem(world, req))[0]
+        return self.needed_on(self._problem(world, req), self.open_field(world, req, self._cap(req)))[0]
 
     def _require(self, world: World, req: ChargeRequest) -> None:
         require_unit(world.scen, req.charger, "charger")
@@ -222,7 +255,8 @@ class W40k:
             world = build_world(scen, removed=casualties)
             details["casualties"] = sorted(casualties)
         prob = self._problem(world, req)
-        need, _ = self.needed_on(prob)
+        bare = self.open_field(world, req, prob.cap)
+        need, _ = self.needed_on(prob, bare)
         # the roll
         if req.roll is not None:
             roll = Roll(dice=[], modifier=req.modifier, total=int(req.roll))
@@ -233,13 +267,15 @@ class W40k:
             final, before = apply_reroll(dice, need.roll, req.modifier, req.reroll, rng)
             roll = Roll(dice=final, modifier=req.modifier, total=sum(final) + req.modifier, rerolled_from=before, seed=seed if not req.dice else None)
         R = float(roll.total)
-        placement = prob.solve(R) if need.roll is not None and R + EPS >= (need.distance or 0) else None
+        placement, procedure = (None, "failed")
+        if need.roll is not None and R + EPS >= (need.distance or 0):
+            placement, procedure = self.solve_any(prob, bare, R)
         if placement is not None and casualties and (r.edition == 10 or r.wtc):
             # WTC step 5A: overwatch at the start of the move; casualties can spoil it
             details["casualties"] = sorted(casualties)
             world = build_world(scen, removed=casualties)
             prob = self._problem(world, req)
-            placement = prob.solve(R)
+            placement, procedure = self.solve_any(prob, self.open_field(world, req, prob.cap), R)
             if placement is None:
                 reasons.append(
                     Reason(
@@ -269,8 +305,20 @@ class W40k:
         contacts = prob.contacts_of(placement)
         moves = self._moves(world, prob, placement, contacts)
         details["order"] = placement.order
+        if procedure == "wtc_walls":
+            tokens = [m for m in placement.order if placement.via.get(m) == "token"]
+            details["tokens"] = tokens
+            reasons.append(
+                Reason(
+                    code="wall_token",
+                    message="a ruin wall leaves no room to reach these models' targets; they end against the wall with a token "
+                    "and fight the charged units at 2\" across it",
+                    models=tokens,
+                )
+            )
         details["base_contacts"] = sum(1 for m in prob.models if any(o in {t.id for tl in prob.tmodels for t in tl} for o in contacts[m.id]))
-        return self._ruling(world, req, targets, True, True, "heroic_intervention" if heroic else "normal", reasons, details, need, roll, moves)
+        engaged = [t for t, e in zip(targets, prob.engaged_by(placement), strict=True) if e]
+        return self._ruling(world, req, targets, True, True, "heroic_intervention" if heroic else procedure, reasons, details, need, roll, moves, engaged)
 
     def _why_impossible(self, prob: ChargeProblem) -> Reason:
         """Explain why no roll can make the charge succeed."""
@@ -307,6 +355,7 @@ class W40k:
                     to=[_r6(goal[0]), _r6(goal[1]), _r6(pl.z[m.id])],
                     distance=_r6(pl.cost[m.id]),
                     contacts=contacts.get(m.id, []),
+                    token=pl.via.get(m.id) == "token",
                     path=path,
                 )
             )
@@ -394,13 +443,15 @@ class W40k:
         need: Needed | None = None,
         roll: Roll | None = None,
         moves: list[Move] | None = None,
+        engaged: list[str] | None = None,
     ) -> Ruling:
         moves = moves or []
-        engaged: list[str] = []
         after = self._after(world.scen, req, moves, success, details.get("casualties", []))
-        if success:
-            aw = build_world(scenario_from_data(after))
-            engaged = [t for t in targets if in_engagement(aw, req.charger, t)]
+        if engaged is None:
+            engaged = []
+            if success:
+                aw = build_world(scenario_from_data(after))
+                engaged = [t for t in targets if in_engagement(aw, req.charger, t)]
         return Ruling(
             system=NAME,
             charger=req.charger,
@@ -421,11 +472,16 @@ class W40k:
         data = scenario_to_data(scen)
         new = {m.id: m.to for m in moves}
         dead = set(casualties)
+        tok = {m.id for m in moves if m.token}
         for u in data["units"]:
             u["models"] = [m for m in u["models"] if m["id"] not in dead]
             for m in u["models"]:
                 if m["id"] in new:
                     m["at"] = list(new[m["id"]])
+                if m["id"] in tok:
+                    m["token"] = True
+            if u["id"] == req.charger and tok:
+                u["token_targets"] = sorted(set(u.get("token_targets", [])) | set(req.targets))
             if u["id"] == req.charger and (success or moves or True):
                 flags = list(u.get("flags", []))
                 if "charged" not in flags:

@@ -27,7 +27,7 @@ def left_of(f: np.ndarray) -> np.ndarray:
     return np.array([-f[1], f[0]])
 
 
-def rect(c: Sequence[float], facing_deg: float, w: float, d: float) -> Poly:
+def rect(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float) -> Poly:
     """Corners of a stand: front-left, rear-left, rear-right, front-right (CCW).
 
     ``w`` is the width across the front edge, ``d`` the depth along the facing."""
@@ -113,10 +113,12 @@ def sd(A: Poly, B: Poly) -> float:
     if best <= 0.0:
         return best
     d = math.inf
-    for a, b in _edges(B):
-        d = min(d, float(np.min(point_seg_dist(A, a, b))))
-    for a, b in _edges(A):
-        d = min(d, float(np.min(point_seg_dist(B, a, b))))
+    for P, Q in ((A, B), (B, A)):
+        if len(Q) == 2:
+            q0, q1 = Q[:1], Q[1:]
+        else:
+            q0, q1 = Q, np.concatenate([Q[1:], Q[:1]])
+        d = min(d, float(np.min(_pseg(P[:, None, :], q0[None, :, :], q1[None, :, :]))))
     return d
 
 
@@ -308,6 +310,7 @@ class Packed:
     vectorised clearance tests of many segments at once."""
 
     def __init__(self, obstacles: Sequence[Poly]) -> None:
+        self.polys = [np.asarray(P, dtype=float) for P in obstacles]
         A: list[np.ndarray] = []
         B: list[np.ndarray] = []
         N: list[np.ndarray] = []

@@ -32,12 +32,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import shapely
 
 from ...geometry.shapes import TOL
 from .geom import (
+    Packed,
     Poly,
     bbox_gap,
     closest_in,
@@ -203,6 +205,7 @@ class Charge:
         self.placed: list[Placed] = []
         self._bar_cache: dict[float, list[tuple[Poly, str, str]]] = {}
         self._sight: dict[tuple[str, str], bool] = {}
+        self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -314,14 +317,37 @@ class Charge:
         within ``cap`` (default: its move) exists. A clear straight path is returned
         whatever its length."""
         cap = self.move if cap is None else cap
-        obs = self.path_obstacles(s, goal, ignore)
+        obs = Packed(self.path_obstacles(s, goal, ignore))
         r = s.shortest / 2
         if clear_segments(s.c[None], goal.c[None], obs, r)[0]:
             return [s.c.copy(), goal.c.copy()], corner_cost(s.c, s.facing, goal.c, goal.facing, s.w, s.d), True
-        p = shortest_path(s.c, goal.c, obs, r, cap)
+        # Obstacles only ever grow during a charge, so a shortest path found earlier
+        # that is still clear is still the shortest.
+        key = (s.sid, round(float(goal.c[0]), 9), round(float(goal.c[1]), 9), round(goal.facing, 9),
+               tuple(sorted(id(x) for x in ignore)), round(cap, 9))
+        hit = self._routes.get(key)
+        if hit is not None:
+            p0 = hit[0]
+            if p0 is None:
+                return None, math.inf, False
+            P = np.array(p0)
+            if bool(np.all(clear_segments(P[:-1], P[1:], obs, r))):
+                return p0, hit[1], False
+        # A coarse detour is at most a few hundredths of r too long; when that could
+        # matter (its cost is near the cap) the search is refined.
+        margin = 0.1 * r
+        p = shortest_path(s.c, goal.c, obs, r, cap + margin)
+        c = math.inf if p is None else path_cost(p, s.facing, goal.facing, s.w, s.d)
+        if p is not None and cap - margin < c <= cap + margin:
+            p2 = shortest_path(s.c, goal.c, obs, r, cap + margin, refine=True)
+            c2 = math.inf if p2 is None else path_cost(p2, s.facing, goal.facing, s.w, s.d)
+            if c2 < c:
+                p, c = p2, c2
         if p is None:
+            self._routes[key] = (None, math.inf)
             return None, math.inf, False
-        return p, path_cost(p, s.facing, goal.facing, s.w, s.d), False
+        self._routes[key] = (p, c)
+        return p, c, False
 
     # ------------------------------------------------------------------ sight
 
@@ -513,9 +539,10 @@ class Charge:
         f = pose.f
         lf = np.array([-f[1], f[0]])
         out = [0.0, False, 0.0, False]
+        seg = np.array([F0, F1])
         for e in self.enemies:
             k = 0 if e.unit == self.target else 2
-            if poly_seg_dist(e.poly, F0, F1) > TOL:
+            if bbox_gap(e.poly, seg) > TOL or poly_seg_dist(e.poly, F0, F1) > TOL:
                 continue
             out[k + 1] = True
             for name in EDGES:
@@ -620,7 +647,7 @@ class Charge:
     def place_rest(self) -> tuple[bool, str | None, list[str]]:
         left = [s for s in self.cstands if s is not self.placed[0].stand]
         while left:
-            best: tuple[tuple, Placed] | None = None
+            best: tuple[tuple[Any, ...], Placed] | None = None
             saw_free = False
             for s in left:
                 for pose, how in self.line_candidates(s):
@@ -631,8 +658,8 @@ class Charge:
                     if path is None or cost > self.move + TOL:
                         continue
                     sc = self.score(pose)
-                    key = (tuple(-x if isinstance(x, float) else -int(x) for x in sc), 0 if how == "line" else 1,
-                           round(cost, 9), self.cstands.index(s))
+                    key: tuple[Any, ...] = (tuple(-x if isinstance(x, float) else -int(x) for x in sc),
+                                            0 if how == "line" else 1, round(cost, 9), self.cstands.index(s))
                     if best is None or key < best[0]:
                         best = (key, Placed(s, pose, path, cost, how, contact=sc[0]))
             if best is None:
@@ -652,7 +679,7 @@ class Charge:
                         if path is None or cost > self.move + TOL:
                             continue
                         sc = self.score(pose)
-                        key = (round(cost, 9), self.cstands.index(s), how)
+                        key = (round(float(cost), 9), self.cstands.index(s), how)
                         if best is None or key < best[0]:
                             best = (key, Placed(s, pose, path, cost, how, contact=sc[0]))
             if best is None:
@@ -695,6 +722,12 @@ class Charge:
             reasons.append(("not_visible", f"no stand of {self.charger} can see {self.target} from its front edge",
                             [s.sid for s in self.cstands], None))
             return Outcome(False, [], reasons, eligible=False)
+        if self.variant == "revolution" and self.first_choice is not None:
+            chosen = [s for s in self.cstands if s.sid == self.first_choice]
+            if not chosen or not any(self.stand_sees(chosen[0], t) for t in self.tstands):
+                reasons.append(("first_stand_blind", f"the chosen first stand {self.first_choice} cannot see "
+                                f"{self.target}", [self.first_choice], None))
+                return Outcome(False, [], reasons)
         if self.variant == "revolution":
             first, tried = self.first_revolution()
         else:

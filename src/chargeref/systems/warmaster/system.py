@@ -17,7 +17,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
-from .geom import poly_seg_dist, sd
+from .geom import overlaps, poly_seg_dist, sd
 from .solve import EDGES, Charge, Outcome, Placed
 from .world import StandW, World, build_world, unit_base
 
@@ -59,8 +59,8 @@ class Warmaster:
             seen[s.sid] = s.unit
             P = s.poly if s.round_r is None else None
             if P is not None:
-                off = (np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > world.width + TOL)
-                       or np.any(P[:, 1] > world.depth + TOL))
+                off = bool(np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > world.width + TOL)
+                           or np.any(P[:, 1] > world.depth + TOL))
             else:
                 r = s.round_r or 0.0
                 off = bool(s.c[0] - r < -TOL or s.c[1] - r < -TOL or s.c[0] + r > world.width + TOL
@@ -70,7 +70,7 @@ class Warmaster:
         solid = [s for s in world.stands if not s.is_character]
         for i, a in enumerate(solid):
             for b in solid[i + 1:]:
-                if float(np.linalg.norm(a.c - b.c)) > (a.w + a.d + b.w + b.d) / 2 + TOL:
+                if not overlaps(a.poly, b.poly):
                     continue
                 g = sd(a.poly, b.poly)
                 if g < -TOL:
@@ -80,7 +80,7 @@ class Warmaster:
                 if not t.blocks_move(a.kind):
                     continue
                 for P in t.parts:
-                    if sd(a.poly, P) < -TOL:
+                    if overlaps(a.poly, P):
                         out.append(Problem(f"units[{a.unit}].stands[{a.sid}]",
                                            f"stands inside terrain {t.tid} ({t.kind}) that {a.kind} cannot enter"))
                         break
@@ -91,11 +91,11 @@ class Warmaster:
                 continue
             if len(c.targets) != 1:
                 out.append(Problem(f"charges[{i}].targets", "a Warmaster charge has exactly one target unit"))
-            for t in c.targets:
-                if t not in units:
-                    out.append(Problem(f"charges[{i}].targets", f"no unit {t!r}"))
-                elif units[t].player == units[c.charger].player:
-                    out.append(Problem(f"charges[{i}].targets", f"{t} is on the same side as {c.charger}"))
+            for tid in c.targets:
+                if tid not in units:
+                    out.append(Problem(f"charges[{i}].targets", f"no unit {tid!r}"))
+                elif units[tid].player == units[c.charger].player:
+                    out.append(Problem(f"charges[{i}].targets", f"{tid} is on the same side as {c.charger}"))
         return out
 
     # ------------------------------------------------------------------ request
@@ -106,7 +106,21 @@ class Warmaster:
         tu = require_unit(scen, req.targets[0], "target")
         if tu.player == cu.player:
             raise RequestError(Problem("target", f"{tu.id} is on the same side as {cu.id}"))
+        # Warmaster has no charge roll: nothing to fix, modify or re-roll
+        if req.roll is not None:
+            raise RequestError(Problem("roll", "Warmaster charges have no charge roll"))
+        if req.modifier:
+            raise RequestError(Problem("modifier", "Warmaster charges have no charge roll to modify"))
+        if req.reroll != "none":
+            raise RequestError(Problem("reroll", "Warmaster charges have no charge roll to re-roll"))
+        if req.casualties:
+            raise RequestError(Problem("casualties", "Warmaster has no casualties before a charge move"))
+        if req.reaction is not None or req.reaction_dice:
+            raise RequestError(Problem("reaction", "Warmaster charges have no charge reactions"))
         fs = req.extra.get("first_stand")
+        if fs is not None and scen.rules.variant != "revolution":
+            raise RequestError(Problem("first_stand", "only Revolution lets the player choose the first stand; the "
+                                                      "original rules move the closest stand first"))
         if fs is not None:
             ids = [s.sid for s in build_world(scen).by_unit[cu.id]]
             if fs not in ids:
@@ -249,15 +263,15 @@ class Warmaster:
         moves: list[Move] = []
         for p in placed:
             s: StandW = p.stand
-            moves.append(Move(
-                id=s.sid,
-                from_=_pt(s.c),
-                to=_pt(p.pose.c),
-                distance=_r(p.cost),
-                contacts=details.get("touching", {}).get(s.sid, []),
-                path=[_pt(q) for q in p.path],
-                facing=float(p.pose.facing),
-            ))
+            moves.append(Move.model_validate({
+                "id": s.sid,
+                "from": _pt(s.c),
+                "to": _pt(p.pose.c),
+                "distance": _r(p.cost),
+                "contacts": details.get("touching", {}).get(s.sid, []),
+                "path": [_pt(q) for q in p.path],
+                "facing": float(p.pose.facing),
+            }))
         details.pop("touching", None)
         engaged = details.pop("engaged", []) if success else []
         after = self._after(world.scen, charger, placed, engaged if success else [])

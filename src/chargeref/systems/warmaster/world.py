@@ -207,7 +207,9 @@ def build_world(scen: ScenarioWarmaster) -> World:
             parts = tuple(ccw(p.V) for p in make_polygon_parts(t.polygon) if isinstance(p, ConvexPolygon))
         elif t.type == "ruin":
             parts = tuple(ccw(p.V) for p in make_polygon_parts(t.footprint) if isinstance(p, ConvexPolygon))
-        else:  # wall, barricade
+        elif t.type in ("wall", "barricade"):
             parts = tuple(ccw(p.V) for p in wall_parts(t.points, t.thickness))
+        else:
+            continue
         terrain.append(TerrainPiece(t.id, t.type, parts))
     return World(scen, mm, stands, units, terrain, float(scen.board.width), float(scen.board.depth))

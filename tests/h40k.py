@@ -1,4 +1,4 @@
-"""Shared helpers for the test suite."""
+"""Shared 40k test helpers (imported by bare name: tests/ is on pytest's pythonpath)."""
 
 from __future__ import annotations
 
