@@ -62,8 +62,8 @@ def _combined(first: Ruling, second: Ruling) -> Ruling:
         m1, m2 = a.get(mid), b.get(mid)
         if m1 and m2:
             path = (m1.path or [m1.from_[:2], m1.to[:2]]) + (m2.path or [m2.from_[:2], m2.to[:2]])[1:]
-            moves.append(Move(id=mid, **{"from": m1.from_}, to=m2.to, distance=round(m1.distance + m2.distance, 6),
-                              contacts=m2.contacts, token=m2.token, path=path))
+            moves.append(Move.model_validate({"id": mid, "from": m1.from_, "to": m2.to, "distance": round(m1.distance + m2.distance, 6),
+                                              "contacts": m2.contacts, "token": m2.token, "path": path}))
         else:
             moves.append(m1 or m2)  # type: ignore[arg-type]
     return second.model_copy(update={"moves": moves, "procedure": "pile_in_consolidate", "reasons": first.reasons + second.reasons})

@@ -26,7 +26,9 @@ def disc_base(x: float, y: float, r: float) -> Footprint:
 def square_base(x: float, y: float, side: float) -> Footprint:
     h = side / 2
     return Footprint(
-        (ConvexPolygon(((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))),), "rect", (x, y)
+        (ConvexPolygon(((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))),),
+        "rect",
+        (x, y),
     )
 
 
@@ -34,7 +36,9 @@ def disc_bar(x: float, y: float, r: float, id: str = "d", cost: float | None = N
     return Barrier(Footprint((Disc((x, y), r),), "round", (x, y)), cost, id)
 
 
-def rect_bar(x0: float, y0: float, x1: float, y1: float, id: str = "w", cost: float | None = None) -> Barrier:
+def rect_bar(
+    x0: float, y0: float, x1: float, y1: float, id: str = "w", cost: float | None = None
+) -> Barrier:
     poly = ConvexPolygon(((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
     return Barrier(Footprint((poly,), "wall"), cost, id)
 
@@ -48,13 +52,17 @@ def around_disc(s, g, c, rho: float) -> tuple[float, float]:
     phi = th - math.acos(min(1.0, rho / ds)) - math.acos(min(1.0, rho / dg))
     if phi <= 0:
         return float(np.hypot(*(g - s))), 0.0
-    return math.sqrt(max(0.0, ds * ds - rho * rho)) + math.sqrt(max(0.0, dg * dg - rho * rho)) + rho * phi, phi
+    return math.sqrt(max(0.0, ds * ds - rho * rho)) + math.sqrt(
+        max(0.0, dg * dg - rho * rho)
+    ) + rho * phi, phi
 
 
 def excess_bound(rho: float, phi: float, planner: Planner) -> float:
-    """The module's stated bound for one wrapped curved C-obstacle."""
+    """The module's stated bound for one wrapped curved C-obstacle (recomputed here)."""
     x = math.pi / planner.n
-    return rho * (1 / math.cos(x) - 1) * (phi + 2 * x)
+    bound = rho * (1 / math.cos(x) - 1) * (phi + 2 * x)
+    assert planner.excess_bound(rho, phi) == pytest.approx(bound, rel=1e-12)
+    return bound
 
 
 def check_exact(base: Footprint, res: PathResult, barriers, board=None) -> None:
@@ -101,7 +109,12 @@ def test_zero_length_move():
 @pytest.mark.parametrize("segments", [8, 16, 48])
 @pytest.mark.parametrize(
     "start,goal",
-    [((0.0, 0.0), (10.0, 0.0)), ((0.3, -0.2), (9.0, 1.1)), ((5.0, -4.0), (5.3, 4.0)), ((1.0, 2.0), (8.0, -1.3))],
+    [
+        ((0.0, 0.0), (10.0, 0.0)),
+        ((0.3, -0.2), (9.0, 1.1)),
+        ((5.0, -4.0), (5.3, 4.0)),
+        ((1.0, 2.0), (8.0, -1.3)),
+    ],
 )
 def test_around_one_disc_within_stated_bound(segments, start, goal):
     r, R, c = 0.5, 1.25, (5.0, 0.2)
@@ -192,12 +205,20 @@ def test_rotated_rect_base_around_rotated_wall_is_exact(base_deg, wall_deg):
     import shapely
 
     base = base_footprint("rect", (25.4, 50.8), (0.0, 0.3), base_deg, 25.4)  # 1" x 2"
-    wall = Barrier(wall_footprint([(5.0, -3.0), (5.0 + 6 * math.sin(math.radians(wall_deg)), 3.0)], 0.5), None, "w")
+    wall = Barrier(
+        wall_footprint([(5.0, -3.0), (5.0 + 6 * math.sin(math.radians(wall_deg)), 3.0)], 0.5),
+        None,
+        "w",
+    )
     res = Planner([wall]).plan(base, (10.0, 0.5))
     # expected: around the exact Minkowski sum wall ⊕ (−base)
     wv = np.asarray(wall.footprint.parts[0].V)
     bv = np.asarray(base.parts[0].V) - base.center
-    csum = np.asarray(shapely.MultiPoint((wv[:, None, :] - bv[None, :, :]).reshape(-1, 2)).convex_hull.exterior.coords)[:-1]
+    csum = np.asarray(
+        shapely.MultiPoint(
+            (wv[:, None, :] - bv[None, :, :]).reshape(-1, 2)
+        ).convex_hull.exterior.coords
+    )[:-1]
     expected = _around_convex((0.0, 0.3), (10.0, 0.5), [tuple(p) for p in csum])
     assert res.length == pytest.approx(expected, abs=1e-9)
     check_exact(base, res, [wall])
@@ -225,7 +246,9 @@ def _gap_walls(gap: float) -> list[Barrier]:
     return [rect_bar(0, 5, 9, 5.5, "left"), rect_bar(9 + gap, 5, 20, 5.5, "right")]
 
 
-@pytest.mark.parametrize("make_base", [lambda: disc_base(3, 2, 0.5), lambda: square_base(3, 2, 1.0)])
+@pytest.mark.parametrize(
+    "make_base", [lambda: disc_base(3, 2, 0.5), lambda: square_base(3, 2, 1.0)]
+)
 def test_gap_exactly_as_wide_as_the_base_passes(make_base):
     base = make_base()
     bars = _gap_walls(1.0)
@@ -240,7 +263,9 @@ def test_gap_exactly_as_wide_as_the_base_passes(make_base):
     assert len(level) > 0 and np.allclose(level[:, 0], 9.5, atol=1e-9)
 
 
-@pytest.mark.parametrize("make_base", [lambda: disc_base(3, 2, 0.5), lambda: square_base(3, 2, 1.0)])
+@pytest.mark.parametrize(
+    "make_base", [lambda: disc_base(3, 2, 0.5), lambda: square_base(3, 2, 1.0)]
+)
 def test_gap_a_thousandth_narrower_does_not_pass(make_base):
     base = make_base()
     planner = Planner(_gap_walls(0.999), board=(20, 10))
@@ -294,6 +319,13 @@ def test_soft_barrier_cross_or_go_around(cost, crosses):
         assert res.crossed == () and res.climb == 0.0
         assert around - 1e-9 <= res.cost <= around + 2 * excess_bound(0.5, turn, planner)
         assert around < over
+
+
+def test_free_soft_barrier_is_reported_when_crossed():
+    free = rect_bar(4.9, -5, 5.1, 5, "hedge", cost=0.0)
+    res = Planner([free]).plan(disc_base(0, 0, 0.5), (10.0, 0.0))
+    assert res.points == ((0.0, 0.0), (10.0, 0.0))
+    assert res.crossed == ("hedge",) and res.climb == 0.0 and res.cost == 10.0
 
 
 def test_crossings_are_counted_per_segment():
@@ -373,7 +405,12 @@ def test_sliding_along_a_wall_face_is_clear_and_deeper_is_not():
 
 
 def test_unreachable_returns_none():
-    pen = [rect_bar(8, 8, 12, 8.5, "s"), rect_bar(8, 11.5, 12, 12, "n"), rect_bar(8, 8, 8.5, 12, "w"), rect_bar(11.5, 8, 12, 12, "e")]
+    pen = [
+        rect_bar(8, 8, 12, 8.5, "s"),
+        rect_bar(8, 11.5, 12, 12, "n"),
+        rect_bar(8, 8, 8.5, 12, "w"),
+        rect_bar(11.5, 8, 12, 12, "e"),
+    ]
     planner = Planner(pen, board=(20, 20))
     assert planner.plan(disc_base(2, 2, 0.5), (10.0, 10.0)) is None
     assert planner.plan(disc_base(10, 10, 0.5), (2.0, 2.0)) is None
@@ -388,11 +425,17 @@ def test_budget_is_respected():
     base = disc_base(0, 0, 0.5)
     full = planner.plan(base, (10.0, 0.0))
     assert planner.plan(base, (10.0, 0.0), budget=full.cost - 0.01) is None
-    assert planner.plan(base, (10.0, 0.0), budget=full.cost).cost == pytest.approx(full.cost, abs=1e-12)
+    assert planner.plan(base, (10.0, 0.0), budget=full.cost).cost == pytest.approx(
+        full.cost, abs=1e-12
+    )
     assert planner.plan(base, (10.0, 0.0), budget=9.0) is None  # below even the straight line
     fld = planner.field(base, budget=full.cost + 0.01)
     c = fld.cost(np.array([[10.0, 0.0], [0.0, 20.0], [3.0, 3.0]]))
-    assert c[0] == pytest.approx(full.cost, abs=1e-12) and np.isinf(c[1]) and c[2] == pytest.approx(math.hypot(3, 3))
+    assert (
+        c[0] == pytest.approx(full.cost, abs=1e-12)
+        and np.isinf(c[1])
+        and c[2] == pytest.approx(math.hypot(3, 3))
+    )
 
 
 # ----------------------------------------------------------------------------------
@@ -415,7 +458,13 @@ def _mixed_barriers() -> list[Barrier]:
         base_footprint("round", 40, (0.0, 0.0), 0, 25.4),
         base_footprint("oval", (60, 35), (0.0, 0.0), 20, 25.4),
         base_footprint("rect", (25, 50), (0.0, 0.0), 75, 25.4),
-        base_footprint("hull", [(-0.6, -0.5), (0.6, -0.5), (0.6, 0.5), (0.0, 0.0), (-0.6, 0.5)], (0.0, 0.0), 30, 25.4),
+        base_footprint(
+            "hull",
+            [(-0.6, -0.5), (0.6, -0.5), (0.6, 0.5), (0.0, 0.0), (-0.6, 0.5)],
+            (0.0, 0.0),
+            30,
+            25.4,
+        ),
     ],
     ids=["round", "oval", "rect", "concave-hull"],
 )
@@ -481,7 +530,9 @@ def test_costfield_vectorised_matches_one_by_one():
     # and goals touching models: the usual charge destinations
     for b in SCENE[5:9]:
         c, r = b.footprint.center, b.footprint.radius + 0.63
-        goals = np.vstack([goals, c + r * np.stack([np.cos(np.arange(6)), np.sin(np.arange(6))], axis=1)])
+        goals = np.vstack(
+            [goals, c + r * np.stack([np.cos(np.arange(6)), np.sin(np.arange(6))], axis=1)]
+        )
     many = FIELD.cost(goals)
     one = np.array([FIELD.cost(g[None])[0] for g in goals])
     assert np.array_equal(np.isinf(many), np.isinf(one))

@@ -57,7 +57,7 @@ def legal(s) -> bool:
     return not SYSTEM.problems(s)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=int(__import__("os").environ.get("T9A_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(placements())
 def test_ruling_passes_validator(p):
     s = build(p)
@@ -75,7 +75,7 @@ def verdict(r):
 MIRROR = {"left": "right", "right": "left", "front": "front", "rear": "rear", None: None}
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=int(__import__("os").environ.get("T9A_EXAMPLES", "30")) // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(placements(), st.floats(0, 360))
 def test_turning_and_mirroring_the_table_keeps_the_verdict(p, rot):
     s0 = build(p)

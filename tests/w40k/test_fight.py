@@ -110,15 +110,14 @@ def test_tokens_persist_through_consolidation_and_into_the_next_turn():
     # the next turn: nothing moved, the 2" relationship still holds for both sides
     nxt = scenario_from_data(c.after)
     assert who_fights(nxt, "B")["in_combat"] and "A" in who_fights(nxt, "B")["token_partners"]
-    assert refresh_tokens(nxt) == scenario_to_data(nxt) or tokens_of(refresh_tokens(nxt), "A") == ["A2"]
+    assert tokens_of(refresh_tokens(nxt), "A") == ["A2"]
 
 
 def test_example_1a_after_the_lead_charge_pile_in_is_legal():
     """End to end: the charge half's Example 1A with a 7, then A's pile-in."""
     scen = load_scenario(WALLS / "ex1a.yaml")
     ch = S.charge(scen, ChargeRequest("A", ("B",), roll=7))
-    if not (ch.success and ch.procedure == "wtc_walls"):
-        pytest.skip("the charge half does not place tokens for this example yet")
+    assert ch.success and ch.procedure == "wtc_walls"
     after = scenario_from_data(ch.after)
     r = legal(after, pile_in(after, "A"))
     toks = set(tokens_of(after, "A"))
@@ -456,7 +455,7 @@ def test_validator_catches_token_mistakes():
         for m in u["models"]:
             if m["id"] == "A5":
                 m["token"] = True
-    f["details"]["attacks"]["A5"] = ["B"]
+    f["details"]["attacks"]["A4"] = ["B"]
     got = {v.code for v in validate_ruling(scen, f)}
     assert {"token_created", "attacks_mismatch"} <= got
 

@@ -123,3 +123,48 @@ def test_turning_or_mirroring_the_board_keeps_the_verdict(data: dict[str, Any], 
     r2 = SYSTEM.charge(t, REQ)
     assert verdict(r1) == verdict(r2)
     assert_legal_charge(t, r2)
+
+
+def test_equally_long_detours_are_told_apart_by_the_turn() -> None:
+    # Found by the property test: a rock exactly between a charger facing 195 and its
+    # spot; going above or below is equally long for the centre, but the turn makes one
+    # cheaper. The cost, not the centre's path length, decides, whatever the board's
+    # orientation.
+    data = {"format": "chargeref/1", "system": "warmaster", "rules": {"variant": "original"},
+            "board": {"width": S, "depth": S},
+            "units": [{"id": "T", "player": 2, "type": "infantry", "stands": [{"at": [100.0, 100.0], "facing": 0.0}]},
+                      {"id": "C", "player": 1, "type": "infantry", "stands": [{"at": [112.0, 100.0], "facing": 195.0}]}],
+            "terrain": [{"id": "rock", "type": "impassable",
+                         "polygon": [[105.0, 99.0], [107.0, 99.0], [107.0, 101.0], [105.0, 101.0]]}]}
+    verdicts = set()
+    for how in (None, "rot90", "rot180", "mirror"):
+        d = data if how is None else transform(data, how)
+        s = scenario_from_data(d)
+        assert SYSTEM.problems(s) == []
+        r = SYSTEM.charge(s, REQ)
+        assert_legal_charge(s, r)
+        verdicts.add(verdict(r))
+    assert len(verdicts) == 1
+
+
+def test_revolution_nearest_reachable_spot_behind_a_rock() -> None:
+    # Found by the property test: the straight way to the centre spot is blocked by a
+    # rock and the detour is too long; Revolution then goes as near the centre as the
+    # stand can reach (about 1.01 cm off, at exactly its move), not to the edge's end.
+    r2 = math.sqrt(2)
+    c = [100 + 10 * r2, 100 - 10 * r2]
+    q = [100 + 5 * r2, 100 - 5 * r2]
+    data = {"format": "chargeref/1", "system": "warmaster", "rules": {"variant": "revolution"},
+            "board": {"width": S, "depth": S},
+            "units": [{"id": "T", "player": 2, "type": "infantry", "stands": [{"at": [100.0, 100.0], "facing": 0.0}]},
+                      {"id": "C", "player": 1, "type": "infantry", "stands": [{"at": c, "facing": 135.0}]}],
+            "terrain": [{"id": "rock", "type": "impassable",
+                         "polygon": [[q[0] - 1, q[1] - 1], [q[0] + 1, q[1] - 1], [q[0] + 1, q[1] + 1],
+                                     [q[0] - 1, q[1] + 1]]}]}
+    s = scenario_from_data(data)
+    r = SYSTEM.charge(s, REQ)
+    assert_legal_charge(s, r)
+    assert r.success
+    off = r.details["first_contact"]["offset"]
+    assert 1.0 < abs(off) < 1.02
+    assert abs(r.moves[0].distance - 20.0) < 1e-6

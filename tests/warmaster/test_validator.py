@@ -129,3 +129,13 @@ def test_after_must_match_the_moves() -> None:
             u["stands"][0]["at"] = [0.5, 0.5]
     with pytest.raises(AssertionError, match="after_mismatch"):
         assert_legal_charge(s, r.model_copy(update={"after": data}))
+
+
+def test_validator_is_independent_of_the_solver() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, chargeref.validate.warmaster, chargeref.testing; "
+            "print([m for m in sys.modules if m.startswith('chargeref.systems.warmaster')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

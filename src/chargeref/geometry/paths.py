@@ -57,20 +57,37 @@ The planner
 
 Near-optimality
 ---------------
-Let ``x = π/n`` (``n`` as above; extra normals only shrink the angular gaps). Returned
-paths are exactly clear, so they are never shorter than the true least-cost path. They
-are longer by at most the circumscription excess of the curved arcs the true shortest
-path wraps: where it follows the boundary of a C-obstacle with radius of curvature
-``ρ`` through a turn of ``φ`` radians (a disc C-obstacle of radius ``ρ``: disc base
-radius plus obstacle radius), the polygon path is at most
+Returned paths are exactly clear, so they are never shorter than the true shortest
+path. How much longer they can be follows from the circumscription. Let ``x = π/n``
+(``n`` as above; extra normals only shrink the angular gaps). Where the boundary of a
+C-obstacle is curved with radius of curvature at most ``ρ`` (a disc C-obstacle: base
+radius + obstacle radius; a rounded wall: the base radius; an ellipse: its largest
+radius of curvature), the tangent-line corners stand at most ``ε = ρ·(sec x − 1)``
+outside it; flat sides are exact. The graph's polygons therefore lie inside the true
+C-obstacles grown by ``ε``, and the graph contains the shortest path around its
+polygons, so the returned path is no longer than the shortest path around the grown
+C-obstacles. Growing a convex obstacle by ``ε`` lengthens a path that turns ``φ``
+around it by at most ``ε`` times the turn around the grown one, which is at most
+``φ + 2x``. Per curved C-obstacle that the true shortest path wraps by ``φ``:
 
-    ρ · φ · (tan(x) / x − 1)                 (≈ ρ·φ·x²/3; 0.143 % of the arc at n = 48)
+    excess ≤ ρ · (sec(π/n) − 1) · (φ + 2π/n)
 
-longer, and flat sides cost nothing extra. ``tests/geometry/test_paths.py`` checks
-this against the closed-form tangent-arc-tangent length around a disc. The bound
-holds for paths that only bend at C-obstacles (always true for hard barriers). With
-soft barriers the returned path is the least-cost path of the graph, whose vertices
-are the corners described above.
+(≈ ``ρ·x²/2·(φ + 2x)``; for ``n = 48`` that is 0.214 % of ``ρ·φ`` plus ``0.00028·ρ``).
+The polyline that wraps the arc itself is only ``ρ·φ·(tan x / x − 1)`` (≈ ``ρ·φ·x²/3``)
+longer than the arc; the rest is the two ends, where the path meets the arc at a corner
+instead of at the exact tangent point. The argument above needs the start and the
+goal outside the grown C-obstacles; for a start or goal that touches a C-obstacle
+(handled by inserting its normal) the same bound is checked numerically, and
+``tests/geometry/test_paths.py`` checks it against the closed-form
+tangent-arc-tangent length around a disc for ``n`` = 8, 12, 16 and 48. Passages
+narrower than ``ε`` between a curved C-obstacle and another one are kept open for
+C-obstacles with exact cores; for ellipses they may be lost (the answer is then
+longer, never invalid). Raise ``segments`` for a tighter bound (the excess falls as
+``1/n²``).
+
+Soft barriers: each path segment that penetrates one pays its cost once, so a path
+that bends while overlapping a soft barrier pays at every bend. The planner finds the
+least-cost path of its graph under that rule; the bound above concerns length only.
 
 Nothing here knows about any game's rules.
 """
@@ -529,7 +546,9 @@ class _CSet:
                         centre.append(c)
                         radius.append(float(np.max(np.hypot(*(core - c).T))) + r)
                     else:
-                        ex = np.concatenate([_flat_normal_angles(O), _flat_normal_angles(b) + math.pi])
+                        ex = np.concatenate(
+                            [_flat_normal_angles(O), _flat_normal_angles(b) + math.pi]
+                        )
                         ang, _ = _merge_normals(n, ex)
                         U = _unit(ang)
                         h = O.h(U) + b.h(-U)
@@ -557,7 +576,9 @@ class _CSet:
         self.all = np.arange(self.Q)
         self.cost_of_bar = np.asarray([b.cost or 0.0 for b in self.barriers], dtype=float)
         # vertex-count buckets for padded vectorised tests
-        size = np.where(self.nv <= 2, self.nv, np.where(self.nv <= 8, 8, 8 * np.ceil(self.nv / 8).astype(int)))
+        size = np.where(
+            self.nv <= 2, self.nv, np.where(self.nv <= 8, 8, 8 * np.ceil(self.nv / 8).astype(int))
+        )
         self.bucket_of = size
         self.row_of = np.zeros(self.Q, dtype=int)
         self.buckets: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -579,7 +600,9 @@ class _CSet:
         inexact = np.flatnonzero(~self.exact)
         self.coarse_row[inexact] = np.arange(len(inexact))
         U12 = _unit(np.arange(12) * (_TWO_PI / 12))
-        self.coarse = np.asarray([_line_corners(U12, self.h(int(q), U12)) for q in inexact]).reshape(-1, 12, 2)
+        self.coarse = np.asarray(
+            [_line_corners(U12, self.h(int(q), U12)) for q in inexact]
+        ).reshape(-1, 12, 2)
         self.coarse_in = np.asarray(
             [self.O[q].support(U12) - self.b[q].support(-U12) for q in inexact]
         ).reshape(-1, 12, 2)
@@ -591,12 +614,18 @@ class _CSet:
         return self.O[q].h(U) + self.b[q].h(-U)
 
     # -- exact signed distances ---------------------------------------------------
-    def sd_pairs(self, A: np.ndarray, B: np.ndarray, q: np.ndarray, tol: float = TOL) -> np.ndarray:
+    def sd_pairs(
+        self, A: np.ndarray, B: np.ndarray, q: np.ndarray, tol: float = TOL, loose: bool = False
+    ) -> np.ndarray:
         """Signed distances from centre segments [A[i], B[i]] to C-obstacles q[i],
         decision-grade: ``value < -tol`` exactly when the swept base penetrates deeper
         than tol. Exact cores give the exact value; curved ones are bracketed by
         circumscribed (lower bound) and inscribed (upper bound) polygons, then by a
-        local maximisation of the support-function gap, then by the library solve."""
+        local maximisation of the support-function gap, then by the library solve.
+
+        ``loose``: a segment that enters the circumscribed polygon of a *hard* curved
+        C-obstacle counts as blocked without refining (conservative; used for the graph,
+        whose corners and sides are tangent to those very polygons)."""
         out = np.empty(len(q))
         if len(q) == 0:
             return out
@@ -627,50 +656,84 @@ class _CSet:
             a, b = A[sel], B[sel]
             lo = _seg_poly_sd(a, b, po[rows], nv[rows]) - self.rho[qq]
             amb = (~self.exact[qq]) & (lo < -tol)
+            if loose:
+                amb &= ~self.hard[qq]
             if amb.any():
                 k = np.flatnonzero(amb)
                 hi = _seg_poly_sd(a[k], b[k], pi[rows[k]], nv[rows[k]])
-                for kk, hv in zip(k, hi, strict=True):
-                    if hv < -tol:
-                        lo[kk] = hv
-                        continue
-                    qk = int(qq[kk])
-                    low = self._local_lower(a[kk], b[kk], qk)
+                deep = hi < -tol
+                lo[k[deep]] = hi[deep]
+                k = k[~deep]
+                for qk in np.unique(qq[k]):
+                    kq = k[qq[k] == qk]
+                    low, _ = self.max_gap(a[kq], b[kq], int(qk), stop=-tol)
                     # a value just below -tol is confirmed by the library's solve
-                    lo[kk] = low if abs(low + tol) > 1e-7 else min(low, self.exact_sd(a[kk], b[kk], qk))
+                    for i in np.flatnonzero(np.abs(low + tol) <= 1e-7):
+                        low[i] = min(low[i], self.exact_sd(a[kq[i]], b[kq[i]], int(qk)))
+                    lo[kq] = low
             out[sel] = lo
         return out
 
-    def _local_lower(self, a: np.ndarray, b: np.ndarray, q: int) -> float:
-        """A lower bound of sd(segment, C_q) that reaches it unless it is >= -TOL:
-        sd(segment, C_q) = max over unit v of (min over the segment of v·x − h_C(v)),
-        maximised numerically: a grid of 96 normals plus the segment's own two normals
-        (where the maximum sits when it is a kink), the three best refined by nested
-        grids to ~1e-9 rad. Every value is attained, so the result is a lower bound;
-        it is the maximum up to ~1e-12 unless a basin narrower than the grid is missed."""
+    def max_gap(
+        self, a: np.ndarray, b: np.ndarray, q: int, stop: float = math.inf
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """sd(segment [a[i], b[i]], C_q) = max over unit v of (min over the segment of
+        v·x − h_C(v)), maximised numerically for many segments at once: a grid of 96
+        normals plus each segment's own two normals (where the maximum sits when it is
+        a kink), the three best refined by nested grids to ~1e-9 rad. Returns (values,
+        angles). Every value is attained, so each is a lower bound, equal to the maximum
+        unless a basin narrower than the grid is missed. A segment stops refining once
+        its value reaches ``stop``."""
+        a = np.atleast_2d(a)
+        b = np.atleast_2d(b)
+        P = len(a)
         d = b - a
-        extra = [0.0]
-        if d @ d > 0:
-            t = math.atan2(d[1], d[0])
-            extra = [t + math.pi / 2, t - math.pi / 2]
-        th = np.concatenate([np.arange(96) * (_TWO_PI / 96), extra])
-        U = _unit(th)
-        f = np.minimum(U @ a, U @ b) - self.h(q, U)
-        best = float(f.max())
-        for k in np.argsort(f)[::-1][:3]:
-            if best >= -TOL:
-                break  # already decides "clear"; the caller only needs the verdict
-            t0 = float(th[k])
+        base = np.arange(96) * (_TWO_PI / 96)
+        ts = np.arctan2(d[:, 1], d[:, 0])
+        th = np.concatenate(
+            [
+                np.broadcast_to(base, (P, 96)),
+                (ts + math.pi / 2)[:, None],
+                (ts - math.pi / 2)[:, None],
+            ],
+            axis=1,
+        )
+        hg = self.h(q, _unit(base))
+        U = _unit(th[:, 96:].ravel()).reshape(P, 2, 2)
+        hs = self.h(q, U.reshape(-1, 2)).reshape(P, 2)
+        Ug = _unit(base)
+        f = np.concatenate(
+            [
+                np.minimum(a @ Ug.T, b @ Ug.T) - hg[None, :],
+                np.minimum(np.einsum("pkd,pd->pk", U, a), np.einsum("pkd,pd->pk", U, b)) - hs,
+            ],
+            axis=1,
+        )
+        order = np.argsort(f, axis=1)[:, ::-1][:, :3]
+        rows = np.arange(P)
+        best = f[rows, order[:, 0]].copy()
+        best_t = th[rows, order[:, 0]].copy()
+        span = np.linspace(-1.0, 1.0, 33)
+        for r in range(3):
+            live = np.flatnonzero(best < stop)
+            if len(live) == 0:
+                break
+            t0 = th[live, order[live, r]]
             w = _TWO_PI / 96
             for _ in range(5):
-                tt = t0 + np.linspace(-w, w, 33)
-                U = _unit(tt)
-                g = np.minimum(U @ a, U @ b) - self.h(q, U)
-                j = int(np.argmax(g))
-                t0 = float(tt[j])
-                best = max(best, float(g[j]))
+                tt = t0[:, None] + w * span[None, :]
+                Ut = _unit(tt.ravel()).reshape(len(live), 33, 2)
+                g = np.minimum(
+                    np.einsum("pkd,pd->pk", Ut, a[live]), np.einsum("pkd,pd->pk", Ut, b[live])
+                ) - self.h(q, Ut.reshape(-1, 2)).reshape(len(live), 33)
+                j = np.argmax(g, axis=1)
+                gj = g[np.arange(len(live)), j]
+                t0 = tt[np.arange(len(live)), j]
+                up = gj > best[live]
+                best[live[up]] = gj[up]
+                best_t[live[up]] = t0[up]
                 w /= 16
-        return best
+        return best, best_t
 
     def exact_sd(self, a: np.ndarray, b: np.ndarray, q: int) -> float:
         """The library's exact solve: the base part swept from a to b against O."""
@@ -685,6 +748,7 @@ class _CSet:
         qs: np.ndarray,
         tol: float = TOL,
         owners: np.ndarray | None = None,
+        loose: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For centre segments A[s]→B[s] against C-obstacles ``qs``: (blocked by a hard
         barrier, climb, and the (segment, barrier) index pairs penetrated deeper than
@@ -692,7 +756,9 @@ class _CSet:
         construction (skipped). Broad phase: each C-obstacle's bounding circle."""
         S = len(A)
         if S == 0 or len(qs) == 0:
-            return self._judge(A, B, np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0), tol)
+            return self._judge(
+                A, B, np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0), tol
+            )
         si_l, q_l, d_l = [], [], []
         chunk = max(1, 400_000 // max(1, len(qs)))
         for s0 in range(0, S, chunk):
@@ -706,7 +772,7 @@ class _CSet:
         if owners is not None:
             keep = (q != owners[si, 0]) & (q != owners[si, 1])
             si, q, d2 = si[keep], q[keep], d2[keep]
-        return self._judge(A, B, si, q, d2, tol)
+        return self._judge(A, B, si, q, d2, tol, loose)
 
     def assess_near(
         self,
@@ -717,6 +783,7 @@ class _CSet:
         nbr: np.ndarray,
         own: np.ndarray,
         tol: float = TOL,
+        loose: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Like :meth:`assess` for segments known to lie inside a disc of group
         ``group[s]``, tested only against that group's neighbours ``nbr[indptr[g]:
@@ -729,10 +796,17 @@ class _CSet:
         si, q = si[keep], q[keep]
         d2 = _seg_point_d2_pairs(A[si], B[si], self.centre[q])
         near = d2 <= (self.radius[q] + tol) ** 2
-        return self._judge(A, B, si[near], q[near], d2[near], tol)
+        return self._judge(A, B, si[near], q[near], d2[near], tol, loose)
 
     def _judge(
-        self, A: np.ndarray, B: np.ndarray, si: np.ndarray, q: np.ndarray, d2: np.ndarray, tol: float
+        self,
+        A: np.ndarray,
+        B: np.ndarray,
+        si: np.ndarray,
+        q: np.ndarray,
+        d2: np.ndarray,
+        tol: float,
+        loose: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Narrow phase on candidate (segment, C-obstacle) pairs; ``d2`` = squared
         distance from the C-obstacle's bounding centre to the segment (exact for
@@ -745,7 +819,7 @@ class _CSet:
         sd[pt] = np.sqrt(d2[pt]) - self.rho[q[pt]]
         npt = ~pt
         if npt.any():
-            sd[npt] = self.sd_pairs(A[si[npt]], B[si[npt]], q[npt], tol)
+            sd[npt] = self.sd_pairs(A[si[npt]], B[si[npt]], q[npt], tol, loose)
         pen = sd < -tol
         si, q = si[pen], q[pen]
         blocked[si[self.hard[q]]] = True
@@ -822,7 +896,10 @@ class _Graph:
             valid &= _in_box(self.P, box)
         # neighbours of each polygon: C-obstacles whose bounding circle meets the
         # polygon's (corners and sides of a polygon lie inside its bounding circle)
-        dd = np.hypot(self.cen[:, None, 0] - cs.centre[None, self.qs, 0], self.cen[:, None, 1] - cs.centre[None, self.qs, 1])
+        dd = np.hypot(
+            self.cen[:, None, 0] - cs.centre[None, self.qs, 0],
+            self.cen[:, None, 1] - cs.centre[None, self.qs, 1],
+        )
         close = dd <= self.rp[:, None] + cs.radius[self.qs][None, :] + TOL
         self.nbr_ptr = np.concatenate([[0], np.cumsum(close.sum(axis=1))])
         self.nbr = np.broadcast_to(self.qs, close.shape)[close]
@@ -831,7 +908,13 @@ class _Graph:
         hard_nbr = np.broadcast_to(self.qs, close.shape)[hard_close]
         vi = np.flatnonzero(valid)
         blocked, _, _, _ = cs.assess_near(
-            self.P[vi], self.P[vi], self.mm[vi], hard_ptr, hard_nbr, self.qs[self.mm[vi]]
+            self.P[vi],
+            self.P[vi],
+            self.mm[vi],
+            hard_ptr,
+            hard_nbr,
+            self.qs[self.mm[vi]],
+            loose=True,
         )
         valid[vi[blocked]] = False
         self.valid = valid
@@ -874,10 +957,12 @@ class _Graph:
             A, B = self.xy[e1], self.xy[e2]
             m1, m2 = self.mm[t1c[first]], self.mm[t2c[first]]
             if sides:
-                blocked, climb, _, _ = cs.assess_near(A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1])
+                blocked, climb, _, _ = cs.assess_near(
+                    A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1], loose=True
+                )
             else:
                 owners = np.stack([self.qs[m1], self.qs[m2]], axis=1)
-                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners)
+                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners, loose=True)
             keep = ~blocked
             e1_l.append(e1[keep])
             e2_l.append(e2[keep])
@@ -936,7 +1021,7 @@ class _Graph:
             for x, y in ((ia, ib), (ib, ia)):
                 qx, qy = qs[x], qs[y]
                 segs_a, segs_b, owner = [], [], []
-                for k, (u_, v_) in enumerate(zip(qx, qy, strict=True)):
+                for k, u_ in enumerate(qx):
                     cx = cs.core[u_]
                     segs_a.append(cx)
                     segs_b.append(np.roll(cx, -1, axis=0))
@@ -966,7 +1051,9 @@ class _Graph:
         """Is the unit normal (nx, ny) within corner t's normal cone [U[t], U[nxt[t]]]?"""
         lo = self.U[t]
         hi = self.U[self.nxt[t]]
-        return (lo[:, 0] * ny - lo[:, 1] * nx >= -_ANG_EPS) & (nx * hi[:, 1] - ny * hi[:, 0] >= -_ANG_EPS)
+        return (lo[:, 0] * ny - lo[:, 1] * nx >= -_ANG_EPS) & (
+            nx * hi[:, 1] - ny * hi[:, 0] >= -_ANG_EPS
+        )
 
     def _bitangents(self, Hg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner pairs of two different polygons whose joining line supports both (outer
@@ -1028,13 +1115,17 @@ class _Graph:
             sgn = -1.0 if inner else 1.0
             hit = np.zeros(len(v1), dtype=bool)
             for s in (1.0, -1.0):
-                hit |= self._in_cone(v1, s * nx, s * ny) & self._in_cone(v2, sgn * s * nx, sgn * s * ny)
+                hit |= self._in_cone(v1, s * nx, s * ny) & self._in_cone(
+                    v2, sgn * s * nx, sgn * s * ny
+                )
             out1.append(v1[hit])
             out2.append(v2[hit])
         return np.concatenate(out1), np.concatenate(out2)
 
     # -- queries --------------------------------------------------------------------
-    def tangent_corners(self, X: np.ndarray, lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def tangent_corners(
+        self, X: np.ndarray, lines: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(point index, corner index) pairs such that the line from X[i] to the corner
         supports the corner's polygon there: corner t joins tangent lines t and next(t),
         and X sees exactly one of them (the visible chain of sides ends at t). Only
@@ -1065,7 +1156,9 @@ class _Graph:
         ok = self.valid[t]
         return xi[ok], t[ok]
 
-    def tangent_pairs(self, X: np.ndarray, xi: np.ndarray, mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def tangent_pairs(
+        self, X: np.ndarray, xi: np.ndarray, mi: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`tangent_corners` for given (point X[xi[p]], polygon mi[p]) pairs:
         returns (pair index, corner index)."""
         e = np.empty(0, dtype=int)
@@ -1081,7 +1174,7 @@ class _Graph:
 
     def touching(
         self, X: np.ndarray, others: Sequence[tuple[int, int, float, float]] = ()
-    ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, float, float]]]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int, float, float]]]:
         """Corners for points that touch a C-obstacle.
 
         A point strictly inside a circumscribed polygon but (within TOL) outside the
@@ -1092,9 +1185,14 @@ class _Graph:
         another point (the start): where one falls between the same two tangent lines,
         the corner of the two inserted lines is returned too.
 
-        Returns (point index per corner, corners (k, 2), per touch (polygon, line k, φ,
-        h_C(φ)))."""
-        none = (np.empty(0, dtype=int), np.empty((0, 2)), [])
+        Returns (point index per corner, corners (k, 2), polygon per corner, per touch
+        (polygon, line k, φ, h_C(φ)))."""
+        none: tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int, float, float]]] = (
+            np.empty(0, dtype=int),
+            np.empty((0, 2)),
+            np.empty(0, dtype=int),
+            [],
+        )
         if len(X) == 0 or self.M == 0:
             return none
         cs = self.cs
@@ -1118,10 +1216,18 @@ class _Graph:
             idx = np.flatnonzero(pt)[okp]
             phi[idx] = np.arctan2(u[okp, 1], u[okp, 0])
             hphi[idx] = np.einsum("ij,ij->i", u[okp], c[okp]) + cs.rho[q[pt]][okp]
-        for k in np.flatnonzero(~pt):
-            hit = self._touching_normal(x[k], int(q[k]), int(mi[k]))
+        for i in np.flatnonzero(~pt & cs.exact[q]):
+            hit = self._touching_normal(x[i], int(q[i]))
             if hit is not None:
-                phi[k], hphi[k] = hit
+                phi[i], hphi[i] = hit
+        curved = ~cs.exact[q]
+        for qc in np.unique(q[curved]):
+            # the separating normal maximises u·x − h_C(u); its maximum is sd(x, C)
+            k = np.flatnonzero(curved & (q == qc))
+            sdv, tv = cs.max_gap(x[k], x[k], int(qc))
+            good = sdv >= -TOL
+            phi[k[good]] = tv[good]
+            hphi[k[good]] = cs.h(int(qc), _unit(tv[good]))
         ok = np.isfinite(phi)
         xi, mi, x, phi, hphi = xi[ok], mi[ok], x[ok], phi[ok], hphi[ok]
         if len(xi) == 0:
@@ -1143,9 +1249,12 @@ class _Graph:
         with np.errstate(divide="ignore", invalid="ignore"):
             c1 = _intersect(Uk, self.H[k] - np.einsum("ij,ij->i", Uk, x), u, hr) + x
             c2 = _intersect(u, hr, Un, self.H[kn] - np.einsum("ij,ij->i", Un, x)) + x
-        c1 = np.where(near_k[:, None], self.P[self.prv[k]], np.where(near_n[:, None], self.P[k], c1))
+        c1 = np.where(
+            near_k[:, None], self.P[self.prv[k]], np.where(near_n[:, None], self.P[k], c1)
+        )
         c2 = np.where(near_k[:, None], self.P[k], np.where(near_n[:, None], self.P[kn], c2))
         owner = [xi, xi]
+        poly = [mi, mi]
         corners = [c1, c2]
         for m2, k2, phi2, h2 in others:
             j = np.flatnonzero((mi == m2) & (k == k2) & (np.abs(np.sin(phi - phi2)) >= _ANG_EPS))
@@ -1155,63 +1264,35 @@ class _Graph:
             h2r = h2 - np.einsum("ij,ij->i", u2, x[j])
             corners.append(_intersect(u[j], hr[j], u2, h2r) + x[j])
             owner.append(xi[j])
-        info = [(int(m), int(kk), float(p), float(h)) for m, kk, p, h in zip(mi, k, phi, hphi, strict=True)]
-        return np.concatenate(owner), np.concatenate(corners), info
+            poly.append(mi[j])
+        info = [
+            (int(m), int(kk), float(p), float(h))
+            for m, kk, p, h in zip(mi, k, phi, hphi, strict=True)
+        ]
+        return np.concatenate(owner), np.concatenate(corners), np.concatenate(poly), info
 
-    def _touching_normal(self, x: np.ndarray, q: int, m: int) -> tuple[float, float] | None:
-        """The outward normal φ of C_q at the point nearest x, and h_C(φ); None if x is
-        inside C_q deeper than TOL."""
+    def _touching_normal(self, x: np.ndarray, q: int) -> tuple[float, float] | None:
+        """For an exact C-obstacle (core ⊕ disc): the outward normal φ at the point of
+        C_q nearest x, and h_C(φ); None if x is inside C_q deeper than TOL."""
         cs = self.cs
-        if cs.exact[q]:
-            core = cs.core[q]
-            rho = float(cs.rho[q])
-            if len(core) >= 3:
-                e = np.roll(core, -1, axis=0) - core
-                nrm = np.stack([e[:, 1], -e[:, 0]], axis=-1) / np.hypot(*e.T)[:, None]
-                sdist = np.einsum("ij,ij->i", nrm, x - core)
-                inside = bool((sdist <= 0).all())
-            else:
-                inside = False
-            if inside:
+        core = cs.core[q]
+        rho = float(cs.rho[q])
+        if len(core) >= 3:
+            e = np.roll(core, -1, axis=0) - core
+            nrm = np.stack([e[:, 1], -e[:, 0]], axis=-1) / np.hypot(*e.T)[:, None]
+            sdist = np.einsum("ij,ij->i", nrm, x - core)
+            if bool((sdist <= 0).all()):
+                # inside the core: the face of least penetration
                 k = int(np.argmax(sdist))
                 if sdist[k] - rho < -TOL:
                     return None
                 u = nrm[k]
                 return math.atan2(u[1], u[0]), float(u @ core[k]) + rho
-            dist, u = _closest_between(core, x[None, :])
-            if u is None or dist - rho < -TOL:
-                return None
-            # nearest core point p = x - dist*u; supporting line u·y = u·p + ρ
-            return math.atan2(u[1], u[0]), float(u @ x) - dist + rho
-        # curved: maximise u·x − h_C(u) (the separating normal), then refine
-        lo, hi = self.off[m], self.off[m + 1]
-        S = self.U[lo:hi] @ x - self.H[lo:hi]
-        t0 = float(self.ang[lo + int(np.argmax(S))])
-        w = _TWO_PI / cs.n
-
-        def f(t: float) -> float:
-            u = np.array([[math.cos(t), math.sin(t)]])
-            return float(u[0] @ x - cs.h(q, u)[0])
-
-        a, b = t0 - w, t0 + w
-        g = (math.sqrt(5) - 1) / 2
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(80):
-            if fc > fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        t = (a + b) / 2
-        sd = f(t)
-        if sd < -TOL or cs.exact_sd(x, x, q) < -TOL:
+        dist, u = _closest_between(core, x[None, :])
+        if u is None or dist - rho < -TOL:
             return None
-        u = np.array([[math.cos(t), math.sin(t)]])
-        return t, float(cs.h(q, u)[0])
+        # nearest core point p = x - dist*u; supporting line u·y = u·p + ρ
+        return math.atan2(u[1], u[0]), float(u @ x) - dist + rho
 
 
 def _in_box(X: np.ndarray, box: np.ndarray, tol: float = TOL) -> np.ndarray:
@@ -1245,7 +1326,7 @@ class Planner:
     >>> base = Footprint((Disc((0.0, 0.0), 0.5),), "round", (0.0, 0.0))
     >>> p = Planner([wall]).plan(base, (10.0, 0.0))
     >>> round(p.length, 3), p.crossed
-    (10.345, ())
+    (10.455, ())
     """
 
     #: Graphs kept per base shape.
@@ -1264,12 +1345,12 @@ class Planner:
         self.n = 4 * math.ceil(segments / 4)
         self._contexts: dict[tuple, _Context] = {}
 
-    @property
-    def excess_factor(self) -> float:
-        """``tan(x)/x − 1`` with ``x = π/n``: the most a returned path exceeds the true
-        shortest path, per unit length of curved C-obstacle boundary it wraps."""
+    def excess_bound(self, rho: float, phi: float) -> float:
+        """The stated bound on how much longer than the true shortest path a returned
+        path can be, for one curved C-obstacle of radius of curvature ``rho`` that the
+        true path wraps by ``phi`` radians (see the module docstring)."""
         x = math.pi / self.n
-        return math.tan(x) / x - 1.0
+        return rho * (1.0 / math.cos(x) - 1.0) * (phi + 2.0 * x)
 
     # -- contexts and graphs ----------------------------------------------------------
     def _context(self, base: Footprint) -> _Context:
@@ -1291,7 +1372,9 @@ class Planner:
             self._contexts[key] = ctx
         return ctx
 
-    def _relevant(self, ctx: _Context, s: np.ndarray, g: np.ndarray | None, budget: float | None) -> np.ndarray:
+    def _relevant(
+        self, ctx: _Context, s: np.ndarray, g: np.ndarray | None, budget: float | None
+    ) -> np.ndarray:
         cs = ctx.cs
         if budget is None:
             return cs.all
@@ -1305,9 +1388,12 @@ class Planner:
     def _graph(self, ctx: _Context, qs: np.ndarray) -> _Graph:
         need = frozenset(int(q) for q in qs)
         for k, (have, gr) in enumerate(ctx.graphs):
-            if need <= have:
+            if need <= have:  # a graph over more barriers answers the same within budget
                 ctx.graphs.append(ctx.graphs.pop(k))
                 return gr
+        if 2 * len(need) > ctx.cs.Q:
+            # most barriers matter anyway: build once for all, so later starts reuse it
+            need = frozenset(range(ctx.cs.Q))
         gr = _Graph(ctx.cs, np.asarray(sorted(need), dtype=int), ctx.box)
         ctx.graphs.append((need, gr))
         if len(ctx.graphs) > self.CACHE:
@@ -1315,9 +1401,14 @@ class Planner:
         return gr
 
     # -- public -------------------------------------------------------------------------
-    def plan(self, base: Footprint, goal: Sequence[float], budget: float | None = None) -> PathResult | None:
+    def plan(
+        self, base: Footprint, goal: Sequence[float] | np.ndarray, budget: float | None = None
+    ) -> PathResult | None:
         """Least-cost path of the base centre from ``base.center`` to ``goal``; ``None``
-        if there is none (or none within ``budget``, compared with TOL)."""
+        if there is none (or none within ``budget``, compared with TOL).
+
+        The start and the goal may touch hard barriers; a start that already overlaps
+        one deeper than TOL, or a goal that would, has no path."""
         ctx = self._context(base)
         s = np.asarray(base.center, dtype=float)
         g = np.asarray(goal, dtype=float)
@@ -1326,9 +1417,13 @@ class Planner:
         L = float(math.hypot(g[0] - s[0], g[1] - s[1]))
         if budget is not None and L > budget + TOL:
             return None
-        blocked, climb, _, _ = ctx.cs.assess(s[None], g[None], ctx.cs.all)
+        blocked, climb, hit, _ = ctx.cs.assess(s[None], g[None], ctx.cs.all)
         if not blocked[0] and climb[0] == 0.0:
-            return PathResult(L, L, 0.0, ((float(s[0]), float(s[1])), (float(g[0]), float(g[1]))), ())
+            # nothing is shorter than the straight segment, and it climbs nothing
+            if len(hit) == 0:
+                pts = ((float(s[0]), float(s[1])), (float(g[0]), float(g[1])))
+                return PathResult(L, L, 0.0, pts, ())
+            return _result(ctx.cs, [s, g])  # crosses only free soft barriers
         qs = self._relevant(ctx, s, g, budget)
         fld = CostField(self, ctx, self._graph(ctx, qs), base, budget)
         return fld.path(g)
@@ -1344,7 +1439,9 @@ class Planner:
 class CostField:
     """Least costs from one start to any goal (one Dijkstra, many queries)."""
 
-    def __init__(self, planner: Planner, ctx: _Context, graph: _Graph, base: Footprint, budget: float | None) -> None:
+    def __init__(
+        self, planner: Planner, ctx: _Context, graph: _Graph, base: Footprint, budget: float | None
+    ) -> None:
         self.planner = planner
         self.ctx = ctx
         self.graph = graph
@@ -1362,7 +1459,7 @@ class CostField:
         e1: list[np.ndarray] = [gr.e1]
         e2: list[np.ndarray] = [gr.e2]
         ww: list[np.ndarray] = [gr.w]
-        _, corners, self.start_touch = gr.touching(s[None])
+        _, corners, _, self.start_touch = gr.touching(s[None])
         extra.extend(corners)
         X = np.asarray(extra)
         ids = N + np.arange(len(X))
@@ -1422,7 +1519,7 @@ class CostField:
         goals = np.atleast_2d(np.asarray(goals, dtype=float))
         return self._solve(goals)[0]
 
-    def path(self, goal: Sequence[float]) -> PathResult | None:
+    def path(self, goal: Sequence[float] | np.ndarray) -> PathResult | None:
         """The least-cost path to ``goal`` (measured exactly), or ``None``."""
         g = np.asarray(goal, dtype=float)[None, :]
         c, how = self._solve(g, want_paths=True)
@@ -1452,16 +1549,27 @@ class CostField:
         src: np.ndarray,
         best: np.ndarray,
         who: np.ndarray,
+        guard: np.ndarray | None = None,
     ) -> None:
         """Candidate last edges: target T[tgt[i]] reached from point F[i], already at cost
         d0[i]. Improves ``best`` (and ``who`` = src of the winner) in place with the least
         d0 + |T − F| + climb over exactly clear edges. Candidates are checked in rounds,
-        cheapest lower bound first, and dropped once their bound cannot win."""
+        cheapest lower bound first, and dropped once their bound cannot win.
+
+        ``guard[t]`` (optional) is a C-obstacle target t touches: candidates whose edge
+        enters it are dropped first, in closed form when it is disc-like."""
         if len(tgt) == 0:
             return
         cs = self.ctx.cs
         lb = d0 + np.hypot(*(T[tgt] - F).T)
         keep = (lb < best[tgt]) & (lb <= self.limit)
+        if guard is not None:
+            gq = guard[tgt]
+            chk = np.flatnonzero(keep & (gq >= 0))
+            chk = chk[cs.is_point[gq[chk]] & cs.hard[gq[chk]]]
+            if len(chk):
+                d = _seg_point_dist(F[chk], T[tgt[chk]], cs.centre[gq[chk]])
+                keep[chk[d - cs.rho[gq[chk]] < -TOL]] = False
         idx = np.flatnonzero(keep)
         if len(idx) == 0:
             return
@@ -1495,6 +1603,7 @@ class CostField:
         who: np.ndarray,
         include_start: bool,
         pre: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+        guard: np.ndarray | None = None,
     ) -> None:
         """Least arrival cost at each point T[i] (in place in ``best``/``who``): from the
         candidates ``pre`` (target, d0, from, src), from the start's touching corners
@@ -1507,11 +1616,13 @@ class CostField:
         k = len(T)
         if pre is not None and len(pre[0]):
             self._arrive(T, pre[0], pre[1], pre[2], pre[3], best, who)
+        if guard is not None and not (guard >= 0).any():
+            guard = None
         extra = list(self.extra_reached) + ([self.n_start] if include_start else [])
         if extra:
             tg = np.repeat(np.arange(k), len(extra))
             nd = np.tile(np.asarray(extra, dtype=int), k)
-            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who)
+            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who, guard)
         M = gr.M
         if M == 0 or not np.isfinite(self.poly_dmin).any():
             return
@@ -1526,7 +1637,11 @@ class CostField:
                 break
             LBc = np.where(cand, LB, np.inf)
             w = min(width, M)
-            idx = np.argpartition(LBc, w - 1, axis=1)[:, :w] if w < M else np.broadcast_to(np.arange(M), (k, M))
+            idx = (
+                np.argpartition(LBc, w - 1, axis=1)[:, :w]
+                if w < M
+                else np.broadcast_to(np.arange(M), (k, M))
+            )
             sel = np.isfinite(LBc[rows, idx])
             xi = np.broadcast_to(rows, idx.shape)[sel]
             mi = idx[sel]
@@ -1534,10 +1649,12 @@ class CostField:
             p, t = gr.tangent_pairs(T, xi, mi)
             keep = self.reached_corner[t]
             tg, nd = _unique_pairs(xi[p[keep]], gr.lab[t[keep]])
-            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who)
-            width *= 2
+            self._arrive(T, tg, self.dist[nd], self.nodes[nd], nd, best, who, guard)
+            width = M
 
-    def _solve(self, goals: np.ndarray, want_paths: bool = False) -> tuple[np.ndarray, list[list[np.ndarray] | None]]:
+    def _solve(
+        self, goals: np.ndarray, want_paths: bool = False
+    ) -> tuple[np.ndarray, list[list[np.ndarray] | None]]:
         cs = self.ctx.cs
         gr = self.graph
         G = len(goals)
@@ -1562,15 +1679,17 @@ class CostField:
         pwho = np.empty(0, dtype=int)
         if len(rest):
             # 2. corners where a goal touches a C-obstacle (pseudo-goals), then the goals
-            own, pg, _ = gr.touching(goals[rest], self.start_touch)
+            own, pg, poly, _ = gr.touching(goals[rest], self.start_touch)
             pbest = np.full(len(pg), np.inf)
             pwho = np.full(len(pg), -1)
             if len(pg):
-                self._best(pg, pbest, pwho, include_start=True)
+                self._best(pg, pbest, pwho, include_start=True, guard=gr.qs[poly])
             fin = np.flatnonzero(np.isfinite(pbest))
             pre = (own[fin], pbest[fin], pg[fin], -3 - fin)
             sub_best, sub_who = best[rest].copy(), who[rest].copy()
-            self._best(goals[rest], sub_best, sub_who, include_start=False, pre=pre)
+            guard = np.full(len(rest), -1)
+            guard[own] = gr.qs[poly]
+            self._best(goals[rest], sub_best, sub_who, include_start=False, pre=pre, guard=guard)
             best[rest], who[rest] = sub_best, sub_who
         cost = np.where(best <= self.limit, best, np.inf)
         if want_paths:
@@ -1591,7 +1710,7 @@ class CostField:
 # ----------------------------------------------------------------------------------
 
 
-def _dedupe(points: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+def _dedupe(points: Sequence[Sequence[float]] | Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     P = np.asarray(points, dtype=float).reshape(-1, 2)
     if len(P) <= 1:
         return P

@@ -352,6 +352,10 @@ def check_tokens(ctx: Ctx) -> list[Violation]:
     for mid in removed:
         e = ctx.end[mid]
         u = e.unit
+        if not s0.engaged(u) or not [t for t in s0.targets.get(u, []) if s0.members.get(t)]:
+            continue  # already out of combat, or nothing left to fight, when the move began
+        if any(s0.in_er(ctx.start[mid], b) for b in s0.enemies_of(u)):
+            continue  # already in normal engagement range when the move began
         if any(s1.in_er(e, b) for b in s1.enemies_of(u)):
             continue  # reached normal engagement range: the token goes
         if not kept_start.targets.get(u):

@@ -225,28 +225,21 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
 
     # ---- move limits and clear paths
     enemies = [s for s in others if s.player != player]
-    for k, m in enumerate(ruling.moves):
-        st = stands[m.id]
-        path = [np.array(p, dtype=float) for p in (m.path or [m.from_, m.to])]
-        if float(np.linalg.norm(path[0] - st.c)) > TOL or float(np.linalg.norm(path[-1] - final[m.id][0])) > TOL:
-            V.append(Violation("path_ends", f"the path of {m.id} does not join its start and end", (m.id,)))
-        cost = _cost(path, st, st.facing, final[m.id][1])
-        if cost > move + TOL:
-            V.append(Violation("too_far", f"{m.id} travels {cost:.6f} (furthest point) but may move {move:g}",
-                               (m.id,), {"cost": cost, "move": move}))
-        if abs(cost - m.distance) > 1e-6:
-            V.append(Violation("distance_mismatch", f"{m.id} reports {m.distance} but its path costs {cost:.9f}",
-                               (m.id,)))
+
+    def obstacles(st: _St, k: int, endP: np.ndarray) -> tuple[list[np.ndarray], list[shapely.Geometry]]:
+        """What the k-th mover may not pass (ending at endP): other units' stands, own
+        stands moved before it (unless they cover its start), forbidden ground, and bars
+        across gaps beside enemies no wider than its frontage (except a gap it enters to
+        touch one of its sides)."""
         start_P = st.poly()
         obst: list[np.ndarray] = [o.poly() for o in others]
         for prev in ruling.moves[:k]:
             if _pen(fpoly[prev.id], start_P) >= -TOL:
                 obst.append(fpoly[prev.id])
         obst += [T for kind, T in terrain if blocks(kind, st)]
-        bars = []
+        bars: list[shapely.Geometry] = []
         gap_things = [(o.sid, o.poly()) for o in others] + [(p.id, fpoly[p.id]) for p in ruling.moves[:k]] + \
                      [("terrain", T) for kind, T in terrain if kind in ("impassable", "wall")]
-        endP = fpoly[m.id]
         for e in enemies:
             for oid, OP in gap_things:
                 if oid == e.sid:
@@ -259,22 +252,40 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
                     if _gap(endP, e.poly()) <= TOL or (oid in stands and _gap(endP, OP) <= TOL):
                         continue  # moving into the gap to charge
                     bars.append(bar)
+        return obst, bars
+
+    def leg_problem(st: _St, a: np.ndarray, b: np.ndarray, obst: list[np.ndarray],
+                    bars: list[shapely.Geometry]) -> str | None:
+        leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
+        if any(float(shapely.distance(leg, _shp(OP))) < st.r - TOL for OP in obst):
+            return "path_blocked"
+        if any(float(shapely.distance(leg, bar)) < st.r - TOL for bar in bars):
+            return "narrow_gap"
+        return None
+
+    for k, m in enumerate(ruling.moves):
+        st = stands[m.id]
+        path = [np.array(p, dtype=float) for p in (m.path or [m.from_, m.to])]
+        if float(np.linalg.norm(path[0] - st.c)) > TOL or float(np.linalg.norm(path[-1] - final[m.id][0])) > TOL:
+            V.append(Violation("path_ends", f"the path of {m.id} does not join its start and end", (m.id,)))
+        cost = _cost(path, st, st.facing, final[m.id][1])
+        if cost > move + TOL:
+            V.append(Violation("too_far", f"{m.id} travels {cost:.6f} (furthest point) but may move {move:g}",
+                               (m.id,), {"cost": cost, "move": move}))
+        if abs(cost - m.distance) > 1e-6:
+            V.append(Violation("distance_mismatch", f"{m.id} reports {m.distance} but its path costs {cost:.9f}",
+                               (m.id,)))
+        obst, bars = obstacles(st, k, fpoly[m.id])
         for a, b in zip(path[:-1], path[1:], strict=True):
-            leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
-            for OP in obst:
-                if float(shapely.distance(leg, _shp(OP))) < st.r - TOL:
-                    V.append(Violation("path_blocked", f"{m.id} passes through something on its way", (m.id,),
-                                       {"leg": [list(a), list(b)]}))
-                    break
-            else:
-                for bar in bars:
-                    if float(shapely.distance(leg, bar)) < st.r - TOL:
-                        V.append(Violation("narrow_gap", f"{m.id} passes a gap next to an enemy no wider than its "
-                                           "frontage", (m.id,)))
-                        break
-                else:
-                    continue
-            break
+            why = leg_problem(st, a, b, obst, bars)
+            if why == "path_blocked":
+                V.append(Violation("path_blocked", f"{m.id} passes through something on its way", (m.id,),
+                                   {"leg": [list(a), list(b)]}))
+                break
+            if why == "narrow_gap":
+                V.append(Violation("narrow_gap", f"{m.id} passes a gap next to an enemy no wider than its frontage",
+                                   (m.id,)))
+                break
 
     # ---- engaged: exactly the enemy units touched
     touched = []
@@ -348,7 +359,11 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             cc, cP = pose_at(closer)
             blocked = covered(cP)
             if not blocked and variant == "revolution":
-                blocked = _cost([fst.c, cc], fst, fst.facing, f_fac) > move + TOL
+                # Revolution goes off centre for reach too: a nearer spot only counts
+                # against the ruling if a straight, clear move within the move gets there
+                ob, br = obstacles(fst, order.index(first), cP)
+                blocked = _cost([fst.c, cc], fst, fst.facing, f_fac) > move + TOL or \
+                    leg_problem(fst, fst.c, cc, ob, br) is not None
             if not blocked:
                 complaints.append(Violation("not_centre_to_centre",
                                             f"{first} is {abs(off):.4f} off centre on {tst.sid} but could be closer",

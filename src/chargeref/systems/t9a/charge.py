@@ -218,7 +218,7 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
     d1 = np.where(par, Vx * f0[0] + Vy * f0[1], (Vx * f1y - Vy * f1x) / safe)
     d2 = np.where(par, 0.0, (f0[0] * Vy - f0[1] * Vx) / safe)
     lat = f0[0] * Vy - f0[1] * Vx
-    ok &= ~(par & (np.abs(lat) > TOL))
+    ok &= ~(par & (np.abs(lat) > 1e-9))
     raw1, raw2 = d1.copy(), d2.copy()
     ok &= (d1 >= -1e-9) & (d2 >= -1e-9)
     d1 = np.maximum(d1, 0.0)
@@ -498,9 +498,26 @@ def _entries(ctx: Context) -> list[Entry]:
     return out
 
 
+#: an approach whose steps miss the intended end by more than this is discarded
+#: (a nearly-zero wheel makes the 2x2 solve ill-conditioned)
+LAND_TOL = 1e-9
+
+
+def lands(ch: Block, fr: Facing, ap: Approach, steps: list[Step]) -> bool:
+    end = ch
+    for st in steps:
+        end = st.apply(end)
+    want = fr.pt(ap.s) if not ch.round else fr.pt(ap.s)
+    if float(np.hypot(*(end.F - want))) > LAND_TOL:
+        return False
+    return abs(wrap_deg(end.facing - fr.psi)) <= 1e-7
+
+
 def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | None]:
     ch = ctx.charger
     steps = approach_steps(ch, ctx.fr, ap)
+    if not lands(ch, ctx.fr, ap, steps):
+        return steps, Blocked("imprecise", "imprecise", len(steps) - 1, 0.0)
     res = ctx.world.check_steps(ch, steps, ctx.obstacles, skip_path=ch.flying)
     return steps, res
 
@@ -514,6 +531,8 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
         steps, res = _clear_approach(ctx, ap)
         if res is None:
             return ap, steps
+        if res.what == "imprecise":
+            continue
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     return None
 

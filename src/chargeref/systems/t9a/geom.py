@@ -591,10 +591,11 @@ def _ray_circle(p: np.ndarray, d: np.ndarray, c: np.ndarray, r: float) -> float 
     return k if k >= 0 else None
 
 
-def time_of_impact(A: Shape, d: np.ndarray, B: Shape) -> float | None:
-    """Smallest k >= 0 such that A moved by k*d touches B (0 if they already touch
-    or overlap), or None if moving along d never brings them together."""
-    if gap(A, B) <= 0:
+def time_of_impact(A: Shape, d: np.ndarray, B: Shape, margin: float = 0.0) -> float | None:
+    """Smallest k >= 0 such that A moved by k*d comes within ``margin`` of B (0 if it
+    already is), or None if moving along d never brings them that close. Exact: ray
+    casts of vertices against (offset) edges and rounded corners."""
+    if gap(A, B) <= margin:
         return 0.0
     best: float | None = None
 
@@ -606,28 +607,61 @@ def time_of_impact(A: Shape, d: np.ndarray, B: Shape) -> float | None:
     assert A.kind == "poly" and A.V is not None
     P = A.V
     Pe = list(zip(P, np.concatenate([P[1:], P[:1]]), strict=True))
+
+    def offset(a: np.ndarray, b: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray] | None:
+        n = np.array([b[1] - a[1], -(b[0] - a[0])])
+        ln = float(np.hypot(*n))
+        if ln == 0:
+            return None
+        n = n / ln
+        return a + n * r, b + n * r
+
     if B.kind == "poly":
         assert B.V is not None
         Q = B.V
         Qe = list(zip(Q, np.concatenate([Q[1:], Q[:1]]), strict=True))
         for v in P:
             for a, b in Qe:
-                take(_ray_seg(v, d, a, b))
+                o = offset(a, b, margin)
+                if o is not None:
+                    take(_ray_seg(v, d, o[0], o[1]))
+            if margin > 0:
+                for w in Q:
+                    take(_ray_circle(v, d, w, margin))
         for w in Q:
             for a, b in Pe:
-                take(_ray_seg(w, -d, a, b))
+                o = offset(a, b, margin)
+                if o is not None:
+                    take(_ray_seg(w, -d, o[0], o[1]))
         return best
     assert B.a is not None and B.b is not None
-    r = B.r
-    for q in {(float(B.a[0]), float(B.a[1])), (float(B.b[0]), float(B.b[1]))}:
-        c = np.asarray(q)
+    r = B.r + margin
+    ends = [B.a] if B.is_disc else [B.a, B.b]
+    for c in ends:
         for a, b in Pe:
-            n = np.array([b[1] - a[1], -(b[0] - a[0])])
-            ln = float(np.hypot(*n))
-            if ln == 0:
-                continue
-            n = n / ln
-            take(_ray_seg(c, -d, a + n * r, b + n * r))
+            o = offset(a, b, r)
+            if o is not None:
+                take(_ray_seg(c, -d, o[0], o[1]))
         for v in P:
             take(_ray_circle(c, -d, v, r))
+    if not B.is_disc:
+        # A's vertices against the capsule's straight sides
+        for v in P:
+            for sgn in (1.0, -1.0):
+                o = offset(B.a, B.b, sgn * r)
+                if o is not None:
+                    take(_ray_seg(v, d, o[0], o[1]))
     return best
+
+
+def near_interval(A: Shape, d: np.ndarray, B: Shape, margin: float, kmax: float) -> tuple[float, float] | None:
+    """The interval of k in [0, kmax] where A moved by k*d is within ``margin`` of B
+    (an interval: the distance between convex sets moving linearly is convex)."""
+    k0 = time_of_impact(A, d, B, margin)
+    if k0 is None or k0 > kmax:
+        return None
+    far = A.translated(d * kmax)
+    k1 = time_of_impact(far, -d, B, margin)
+    if k1 is None:
+        return None
+    return k0, kmax - k1

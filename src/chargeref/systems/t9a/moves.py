@@ -12,7 +12,16 @@ import numpy as np
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
-from .geom import Shape, gap, rot_sweep_gap, sweep_translate, unit, wrap_deg
+from .geom import (
+    Shape,
+    gap,
+    near_interval,
+    rot_sweep_gap,
+    sweep_translate,
+    time_of_impact,
+    unit,
+    wrap_deg,
+)
 from .world import Blocked, Obstacle, Step, World, run_steps
 
 #: units that may not touch stop this far short (in inches; see docs/t9a.md)
@@ -202,48 +211,7 @@ class FleeResult:
 
 
 def _interval_near(sh: Shape, d: np.ndarray, ob: Shape, limit: float, kmax: float) -> tuple[float, float] | None:
-    """The interval of k in [0, kmax] where sh moved by k*d is within ``limit`` of ob
-    (the distance between convex sets moving apart linearly is convex in k)."""
-    def dist(k: float) -> float:
-        return max(0.0, gap(sh.translated(d * k), ob))
-
-    # golden-section minimum of a convex function
-    a, b = 0.0, kmax
-    g = (math.sqrt(5) - 1) / 2
-    c, e = b - g * (b - a), a + g * (b - a)
-    fc, fe = dist(c), dist(e)
-    for _ in range(100):
-        if fc <= fe:
-            b, e, fe = e, c, fc
-            c = b - g * (b - a)
-            fc = dist(c)
-        else:
-            a, c, fc = c, e, fe
-            e = a + g * (b - a)
-            fe = dist(e)
-        if b - a < 1e-10:
-            break
-    kmin = (a + b) / 2
-    for k in (0.0, kmax):
-        if dist(k) < dist(kmin):
-            kmin = k
-    if dist(kmin) > limit:
-        return None
-
-    def edge(lo: float, hi: float, inside_hi: bool) -> float:
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            if (dist(mid) <= limit) == inside_hi:
-                hi = mid
-            else:
-                lo = mid
-            if hi - lo < 1e-11:
-                break
-        return hi if inside_hi else lo
-
-    a0 = 0.0 if dist(0.0) <= limit else edge(0.0, kmin, True)
-    b0 = kmax if dist(kmax) <= limit else edge(kmin, kmax, False)
-    return a0, b0
+    return near_interval(sh, d, ob, limit, kmax)
 
 
 def flee_move(world: World, u: Block, away_from: np.ndarray, rolled: float) -> FleeResult:
@@ -316,10 +284,10 @@ def _touches_edge(world: World, sh: Shape) -> bool:
 
 
 def _first_contact(sh: Shape, d: np.ndarray, ob: Shape, kmax: float) -> float | None:
-    iv = _interval_near(sh, d, ob, 0.0, kmax)
-    if iv is None:
+    k = time_of_impact(sh, d, ob)
+    if k is None or k > kmax:
         return None
-    return iv[0]
+    return k
 
 
 @dataclass
@@ -331,12 +299,14 @@ class Reach:
 
 def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach | None:
     """Seed 001, Charging a Fleeing Unit: the charger's front may touch any facing; no
-    align. The shortest wheel-then-straight move whose front edge makes the contact
-    (wheel searched every degree, refined to 0.01 degree)."""
+    align. The shortest move (forward, one wheel of at most 90 degrees, forward)
+    whose front edge makes the contact: the wheel is searched every degree and
+    refined to 0.01 degree, first wheeling at once, then (if that finds nothing)
+    after moving forward first."""
     obst = world.obstacles(ch, targets={fleer.id}, spacing=world.charge_spacing())
     fsh = fleer.shape()
 
-    def attempt(theta: float) -> Reach | None:
+    def attempt(theta: float, d1: float = 0.0) -> Reach | None:
         if ch.round:
             head = math.degrees(math.atan2(*(fleer.centre - ch.centre)[::-1]))
             turn = wrap_deg(head - ch.facing)
@@ -344,9 +314,10 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
             pre = [Step("turn", turn, pivot=(float(ch.centre[0]), float(ch.centre[1])), label="pivot")] if turn else []
             cost0 = 0.0
         else:
-            b1 = ch.wheeled(theta)
-            pre = [Step("wheel", theta, label="wheel")] if theta else []
-            cost0 = math.radians(abs(theta)) * ch.width
+            b0 = ch.forward(d1) if d1 else ch
+            b1 = b0.wheeled(theta)
+            pre = ([Step("forward", d1, label="advance")] if d1 else []) + ([Step("wheel", theta, label="wheel")] if theta else [])
+            cost0 = d1 + math.radians(abs(theta)) * ch.width
             if gap(b1.shape(), fsh) < TOL:
                 return None
         k = _first_contact(b1.shape(), b1.f, fsh, kmax)
@@ -363,17 +334,29 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
             return None
         return Reach(steps, cost0 + k, theta)
 
-    best: Reach | None = None
-    grid = [0.0] if ch.round else [float(t) for t in range(-90, 91)]
-    for t in grid:
-        r = attempt(t)
-        if r is not None and (best is None or r.distance < best.distance):
-            best = r
-    if best is not None and not ch.round:
+    def search(d1: float, grid: list[float]) -> Reach | None:
+        best: Reach | None = None
+        for t in grid:
+            r = attempt(t, d1)
+            if r is not None and (best is None or r.distance < best.distance):
+                best = r
+        return best
+
+    if ch.round:
+        return attempt(0.0)
+    best = search(0.0, [float(t) for t in range(-90, 91)])
+    if best is None:
+        for d1 in np.linspace(0.5, max(1.0, kmax / 2), 12):
+            r = search(float(d1), [float(t) for t in range(-90, 91, 5)])
+            if r is not None and (best is None or r.distance < best.distance):
+                best = r
+                break
+    if best is not None:
+        d1 = best.steps[0].amount if best.steps and best.steps[0].kind == "forward" and len(best.steps) > 1 else 0.0
         t0 = best.wheel
         for t in np.arange(t0 - 1, t0 + 1.0001, 0.01):
             if abs(t) <= 90:
-                r = attempt(float(t))
+                r = attempt(float(t), d1)
                 if r is not None and r.distance < best.distance:
                     best = r
     return best

@@ -695,9 +695,11 @@ class Phase:
             return
         r = reach_fleeing(w, ch, tgt, 12 * w.inch + ch.advance + 60)
         roll, rng, hi, dist = rr
-        if r is None or rng + TOL < r.distance:
-            need = "no move reaches it" if r is None else f"{r.distance:.3f} needed"
-            self._failed(d, rr, "out_of_range", f"charge range {rng:.3f} does not reach the fleeing {tgt.id} ({need})")
+        if r is None:
+            self._failed(d, rr, "path_blocked", f"no charge move of {ch.id} reaches the fleeing {tgt.id}")
+            return
+        if rng + TOL < r.distance:
+            self._failed(d, rr, "out_of_range", f"charge range {rng:.3f} does not reach the fleeing {tgt.id} ({r.distance:.3f} needed)")
             return
         after = run_steps(ch, r.steps).with_flags({"shaken", "charged"})
         d.records.append(MoveRecord(ch.id, ch, r.steps, after, "charge"))

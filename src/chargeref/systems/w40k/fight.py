@@ -69,7 +69,7 @@ import shapely
 from scipy.optimize import minimize_scalar
 
 from ...errors import Problem, RequestError
-from ...geometry.paths import CostField, Planner
+from ...geometry.paths import CostField, Planner, path_cost
 from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint
 from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
@@ -96,6 +96,10 @@ STEPS = ("pile_in", "consolidate")
 
 def _r6(x: float) -> float:
     return round(float(x), 6)
+
+
+def _pt(p: np.ndarray) -> tuple[float, float]:
+    return (float(p[0]), float(p[1]))
 
 
 def _unit_vecs(n: int) -> np.ndarray:
@@ -611,7 +615,7 @@ class _Mover:
                 continue
             if float(np.linalg.norm(plan.pos[q.id] - m.xy)) > self.budget + coh + m.fp.radius + q.fp.radius:
                 continue
-            other = q.fp.moved_to(plan.pos[q.id])
+            other = q.fp.moved_to(_pt(plan.pos[q.id]))
             out.append(offset_spots(m.fp, other, PACK_GAP, U))
             out.append(offset_spots(m.fp, other, coh * 0.999, U[::2]))
         return np.vstack(out) if out else np.zeros((0, 2))
@@ -664,8 +668,8 @@ class _Mover:
         """Usable end spots among ``pts``: reachable within 3", fitting, and (for a
         real move) ending closer to the enemy model that was closest at the start."""
         if len(pts) == 0 or not self.enemies or self.elevated(m):
-            e = np.zeros(0)
-            return _Opts(np.zeros((0, 2)), e, e, e.astype(bool), e.astype(bool), e)
+            none = np.zeros(0)
+            return _Opts(np.zeros((0, 2)), none, none, none.astype(bool), none.astype(bool), none)
         pts = pts[np.linalg.norm(pts - m.xy, axis=1) <= self.budget + EPS]
         z = self.w.ground_z(pts) if len(pts) else np.zeros(0)
         ok = self._fits(m, pts, z) if len(pts) else np.zeros(0, dtype=bool)
@@ -766,7 +770,7 @@ class _Mover:
         mates, adj = self._mates_graph(m.id, plan)
         sd = np.empty((k, len(mates)))
         for j, q in enumerate(mates):
-            sd[:, j] = sd_many(m.fp, pts, q.fp.moved_to(plan.pos[q.id]))
+            sd[:, j] = sd_many(m.fp, pts, q.fp.moved_to(_pt(plan.pos[q.id])))
         dz = np.abs(z[:, None] - np.array([plan.z[q.id] for q in mates])[None, :])
         row = (sd <= r.coh + TOL) & (dz <= r.coh_v + TOL)
         overlap = np.any((sd < -EPS) & (dz <= 1e-9), axis=1)
@@ -931,6 +935,27 @@ class _Mover:
             pts = pr.points if pr is not None else ((float(m.xy[0]), float(m.xy[1])), (float(g[0]), float(g[1])))
         return [[_r6(x), _r6(y)] for x, y in pts]
 
+    def final_path(self, m: Model, goal: np.ndarray, z: float) -> tuple[list[list[float]], float]:
+        """The move's path as published (coordinates rounded to 1e-6) and its cost,
+        measured on the rounded points. Rounding can lengthen a path that uses the
+        whole 3"; then the end is pulled back along the last leg to fit."""
+        path = self.path(m, goal)
+
+        def cost_of(pts: list[list[float]]) -> float:
+            length, climb, _ = path_cost(m.fp, pts, self.barriers)
+            return length + climb + self.w.vertical_cost(m.z, z)
+
+        c = cost_of(path)
+        over = c - self.budget
+        if over > 5e-7 and len(path) >= 2:
+            a, b = np.array(path[-2]), np.array(path[-1])
+            leg = float(np.linalg.norm(b - a))
+            if leg > over + 2e-6:
+                b2 = b + (a - b) * ((over + 2e-6) / leg)
+                path = path[:-1] + [[_r6(b2[0]), _r6(b2[1])]]
+                c = cost_of(path)
+        return path, c
+
 
 # =============================================================================== rulings
 
@@ -1011,13 +1036,24 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
         overridden.append(best)
         plan = run()
     moved_into = {t for t in must if t in plan.moved}
-    for t in overridden:
-        reasons.append(Reason(code="last_token_kept", message=f"{t} holds the unit's last token and no model is in normal engagement range: the token may not be dropped, so {t} piles in instead", models=[t]))
+    # a move must end with the unit coherent (a unit that starts out of coherency may
+    # move only if that restores it)
+    if plan.moved and mv.incoherence(plan) > 0:
+        reasons.append(Reason(code="not_coherent", message=f"no plan found ends with {unit} in coherency: no model moves", models=sorted(plan.moved)))
+        plan = mv.start_plan()
+        moved_into = set()
     # edition 10: the move is only made if the unit then stands engaged with an enemy
     if plan.moved and r.edition == 10 and not _plan_engaged(scen, mv, plan, set(moved_into) | set(drop)):
         reasons.append(Reason(code="not_engaged_after", message=f"{unit} would not end engaged with an enemy: no model moves", models=sorted(plan.moved)))
         plan = mv.start_plan()
         moved_into = set()
+    # after any revert, the last token still may not be dropped without normal range
+    if drop and not [t for t in tok if t not in drop and t not in moved_into] and not _plan_normal_er(mv, plan):
+        overridden += drop
+        drop = []
+    for t in overridden:
+        then = f"so {t} piles in instead" if t in moved_into else f"so {t} keeps it"
+        reasons.append(Reason(code="last_token_kept", message=f"{t} holds the unit's last token and no model is in normal engagement range: the token may not be dropped, {then}", models=[t]))
     doing = "piled in" if step == "pile_in" else "consolidated"
     token_codes: dict[str, str] = {}
     for t in tok:
@@ -1028,6 +1064,8 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
         elif t in drop:
             token_codes[t] = "token_dropped"
             reasons.append(Reason(code="token_dropped", message=f"{t} could pile in to a normal legal position but is held still: its token is removed", models=[t]))
+        elif t in overridden:
+            continue  # explained by last_token_kept
         elif t in hold and t in can_legal:
             reasons.append(Reason(code="token_kept_still", message=f"{t} does not consolidate and keeps its token", models=[t]))
         elif t in must:
@@ -1039,17 +1077,20 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
     for m in mv.models:
         if m.id not in plan.moved:
             continue
-        p = plan.pos[m.id]
+        path, cost = mv.final_path(m, plan.pos[m.id], plan.z[m.id])
+        p = np.array(path[-1])
         keeps = m.id in mel.token and m.id not in moved_into and m.id not in drop
         moves.append(
-            Move(
-                id=m.id,
-                **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
-                to=[_r6(p[0]), _r6(p[1]), _r6(plan.z[m.id])],
-                distance=_r6(plan.cost[m.id]),
-                contacts=[e.id for e in mv.enemies if abs(plan.z[m.id] - e.z) <= 1e-9 and float(sd_many(m.fp, p[None], e.fp)[0]) <= 10 * EPS],
-                token=keeps,
-                path=mv.path(m, p),
+            Move.model_validate(
+                {
+                    "id": m.id,
+                    "from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)],
+                    "to": [p[0], p[1], _r6(plan.z[m.id])],
+                    "distance": _r6(cost),
+                    "contacts": [e.id for e in mv.enemies if abs(plan.z[m.id] - e.z) <= 1e-9 and float(sd_many(m.fp, p[None], e.fp)[0]) <= 10 * EPS],
+                    "token": keeps,
+                    "path": path,
+                }
             )
         )
     # the new scenario: moves, tokens removed by moving or dropping, then the bookkeeping

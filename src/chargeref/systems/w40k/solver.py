@@ -287,6 +287,7 @@ class ChargeProblem:
         self.planner = Planner(self.barriers, world.board)
         self.straight = StraightLines(self.barriers)
         self._fields: dict[str, object] = {}
+        self._found: dict[bool, list[Placement]] = {False: [], True: []}
         self.two = world.rules.needs_two(len(self.models))
         self.kws = world.unit_keywords[unit]
         self._prep_others()
@@ -593,25 +594,38 @@ class ChargeProblem:
         """A legal successful placement with every move within R, or None.
 
         Several orders of play are tried (each target engaged first; engaging every
-        target before taking base contact, or base contact first); with ``improve`` the
-        one with the most models in base contact is kept and then improved."""
+        target before taking base contact, or base contact first). Without ``improve``
+        the first success is returned; with it, each is improved and the one with the
+        most models in base contact is kept. Every legal placement found stays legal for
+        any larger roll, so they are remembered: the search never contradicts an answer
+        it gave before (its candidate spots grow as it works)."""
         if not self.reachable_targets(R, tokens).all():
             return None
-        best: Placement | None = None
-        best_n = -1
+        fresh: list[Placement] = []
         for ft in range(len(self.targets)):
             for contact_first in (False, True):
                 p = self._greedy(R, ft, contact_first, tokens)
-                if p is None:
-                    continue
-                if not improve:
-                    return p
-                p = self._improve(p, R, tokens)
-                n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))
-                if n > best_n:
-                    best, best_n = p, n
-                if n == len(self.models):
-                    return best
+                if p is not None:
+                    fresh.append(p)
+                    if not improve:
+                        break
+            if fresh and not improve:
+                break
+        self._found[tokens].extend(fresh)
+        pool = fresh or [p for p in self._found[tokens] if p.max_cost <= R + EPS][:4]
+        if not pool:
+            return None
+        if not improve:
+            return pool[0]
+        best: Placement | None = None
+        best_n = -1
+        for p in pool:
+            p = self._improve(p, R, tokens)
+            n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))
+            if n > best_n:
+                best, best_n = p, n
+            if n == len(self.models):
+                break
         return best
 
     def _greedy(self, R: float, first_target: int, contact_first: bool = False, tokens: bool = False) -> Placement | None:
@@ -729,13 +743,15 @@ class ChargeProblem:
         return sd_many(m.fp, pts, q.fp.moved_to(qpos))
 
     # ------------------------------------------------------------------ unit checks
-    def engaged_by(self, pl: Placement) -> np.ndarray:
+    def engaged_by(self, pl: Placement, exclude: str | None = None) -> np.ndarray:
         """Which targets the placement engages (engagement range, across a barricade,
-        or across a ruin wall for token models)."""
+        or across a ruin wall for token models), optionally leaving one model out."""
         r = self.w.rules
         two = 2.0 * r.inch
         out = np.zeros(len(self.targets), dtype=bool)
         for m in self.models:
+            if m.id == exclude:
+                continue
             p = pl.pos[m.id]
             for t, j in zip(self.all_targets, self.target_col, strict=True):
                 if out[j] or abs(pl.z[m.id] - t.z) > r.er_v:
@@ -774,15 +790,14 @@ class ChargeProblem:
                 if len(spots) == 0:
                     continue
                 b = self._bank(m, spots)
-                keep = b.ok & b.contact
+                # it must still engage whatever the other models leave unengaged
+                rest = ~self.engaged_by(pl, exclude=m.id)
+                keep = b.ok & b.contact & (b.er | b.bar)[:, rest].all(axis=1)
+                if self.enforce_closer:
+                    keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
                 if not keep.any():
                     continue
-                spots, bz, bdist, ber = spots[keep], b.z[keep], b.dist[keep], b.er[keep]
-                closer = np.any(bdist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
-                sel = closer if self.enforce_closer else np.ones(len(spots), dtype=bool)
-                spots, bz = spots[sel], bz[sel]
-                if len(spots) == 0:
-                    continue
+                spots, bz = spots[keep], b.z[keep]
                 nl = np.zeros(len(spots), dtype=int)
                 fine = np.ones(len(spots), dtype=bool)
                 for q in self.models:
@@ -797,9 +812,9 @@ class ChargeProblem:
                 if len(spots) == 0:
                     continue
                 ones = np.ones(len(spots), dtype=bool)
-                tmp = Bank(spots, bz, ones, ones, ber[:0], bdist[:0], ber[:0], ber[:0])
-                cost = self._costs(m, tmp)
-                for i in np.argsort(cost)[:24]:
+                none = np.zeros((len(spots), 0), dtype=bool)
+                cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
+                for i in np.argsort(cost):
                     if not np.isfinite(cost[i]) or cost[i] > R + EPS:
                         break
                     trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
@@ -807,7 +822,7 @@ class ChargeProblem:
                     trial.pos[m.id] = spots[i].copy()
                     trial.z[m.id] = float(bz[i])
                     trial.cost[m.id] = float(cost[i])
-                    if self.unit_ok(trial):
+                    if coherent(self.models, trial, r, self.two):
                         pl = trial
                         changed = True
                         break

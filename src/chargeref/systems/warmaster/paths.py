@@ -68,11 +68,16 @@ def shortest_path(
     r: float,
     cap: float,
     refine: bool = False,
+    stand: tuple[float, float, float, float] | None = None,
 ) -> list[np.ndarray] | None:
     """The shortest clear centre path from start to goal no longer than ``cap``, or
     None. Straight when that is clear (exact); otherwise through nodes circumscribed
     around the obstacles' corners; with ``refine`` the search is repeated with fine
-    nodes around the obstacles that the coarse path wraps."""
+    nodes around the obstacles that the coarse path wraps. With ``stand`` = (start
+    facing, end facing, width, depth) the search minimises the move cost itself (the
+    turn taken on the first leg or on the last, searched separately) rather than the
+    length of the centre's path, so that equally long detours are told apart by what
+    the turn costs on each."""
     s = np.asarray(start, dtype=float)
     g = np.asarray(goal, dtype=float)
     direct = float(np.linalg.norm(g - s))
@@ -92,7 +97,7 @@ def shortest_path(
     if not near:
         return None
     coarse = [inflate(Ob, r, CORNER_STEP) for Ob in near]
-    found = _search(s, g, coarse, pk, r, cap)
+    found = _best(s, g, coarse, pk, r, cap, stand)
     if found is None:
         return None
     path, owners = found
@@ -100,11 +105,27 @@ def shortest_path(
         return path
     used = set(owners)
     fine = [inflate(Ob, r, FINE_STEP) if i in used else coarse[i] for i, Ob in enumerate(near)]
-    length = sum(float(np.linalg.norm(path[i + 1] - path[i])) for i in range(len(path) - 1))
-    better = _search(s, g, fine, pk, r, min(cap, length + 1e-9))
-    if better is not None:
+    better = _best(s, g, fine, pk, r, cap, stand)
+    if better is not None and _cost(better[0], stand) <= _cost(path, stand):
         return better[0]
     return path
+
+
+def _cost(path: list[np.ndarray], stand: tuple[float, float, float, float] | None) -> float:
+    if stand is None:
+        return sum(float(np.linalg.norm(path[i + 1] - path[i])) for i in range(len(path) - 1))
+    return path_cost(path, *stand)
+
+
+def _best(s: np.ndarray, g: np.ndarray, node_sets: list[np.ndarray], pk: Packed, r: float, cap: float,
+          stand: tuple[float, float, float, float] | None) -> tuple[list[np.ndarray], list[int]] | None:
+    graph = _Graph(s, g, node_sets, pk, r, cap)
+    if stand is None:
+        return _search(graph, cap, None, "first")
+    found = [f for f in (_search(graph, cap, stand, m) for m in ("first", "last")) if f]
+    if not found:
+        return None
+    return min(found, key=lambda f: _cost(f[0], stand))
 
 
 #: the refinement step: a detour round a right-angled corner is then at most about
@@ -112,18 +133,44 @@ def shortest_path(
 FINE_STEP = math.pi / 96
 
 
-def _search(s: np.ndarray, g: np.ndarray, node_sets: list[np.ndarray], pk: Packed, r: float, cap: float
+class _Graph:
+    """The nodes of a visibility graph and the visibility tests made so far."""
+
+    def __init__(self, s: np.ndarray, g: np.ndarray, node_sets: list[np.ndarray], pk: Packed, r: float,
+                 cap: float) -> None:
+        nodes = np.concatenate(node_sets, axis=0)
+        owner = np.concatenate([np.full(len(ns), i) for i, ns in enumerate(node_sets)])
+        keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
+        nodes, owner = nodes[keep], owner[keep]
+        if len(nodes):
+            ok = clear_segments(nodes, nodes, pk, r)
+            nodes, owner = nodes[ok], owner[ok]
+        self.pts = np.concatenate([s[None], nodes, g[None]], axis=0)
+        self.owner = owner
+        self.pk, self.r = pk, r
+        n = len(self.pts)
+        self.known = np.full((n, n), -1, dtype=np.int8)
+
+    def visible(self, u: int, js: np.ndarray) -> np.ndarray:
+        row = self.known[u, js]
+        todo = js[row < 0]
+        if len(todo):
+            vis = clear_segments(np.repeat(self.pts[u][None], len(todo), axis=0), self.pts[todo], self.pk, self.r)
+            self.known[u, todo] = vis
+            self.known[todo, u] = vis
+        return self.known[u, js] == 1
+
+
+def _search(graph: _Graph, cap: float, stand: tuple[float, float, float, float] | None, mode: str
             ) -> tuple[list[np.ndarray], list[int]] | None:
     """A* on the visibility graph of the given nodes; returns the path and, for each
-    inner node, the index of the node set (obstacle) it came from."""
-    nodes = np.concatenate(node_sets, axis=0)
-    owner = np.concatenate([np.full(len(ns), i) for i, ns in enumerate(node_sets)])
-    keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
-    nodes, owner = nodes[keep], owner[keep]
-    if len(nodes):
-        ok = clear_segments(nodes, nodes, pk, r)
-        nodes, owner = nodes[ok], owner[ok]
-    pts = np.concatenate([s[None], nodes, g[None]], axis=0)
+    inner node, the index of the node set (obstacle) it came from. With ``stand``, the
+    leg out of the start (``mode`` "first") or into the goal ("last") is weighted by
+    the corner displacement of the turning stand; the straight-line heuristic stays a
+    lower bound."""
+    pts = graph.pts
+    s, g = pts[0], pts[-1]
+    owner = graph.owner
     n = len(pts)
     goal_i = n - 1
     dist = np.full(n, np.inf)
@@ -149,10 +196,20 @@ def _search(s: np.ndarray, g: np.ndarray, node_sets: list[np.ndarray], pk: Packe
         cand_idx = cand_idx[useful]
         if not len(cand_idx):
             continue
-        vis = clear_segments(np.repeat(pts[u][None], len(cand_idx), axis=0), pts[cand_idx], pk, r)
-        for j, ok in zip(cand_idx, vis, strict=True):
+        vis = graph.visible(int(u), cand_idx)
+        ws = np.linalg.norm(pts[cand_idx] - pts[u], axis=1)
+        if stand is not None and mode == "first" and u == 0:
+            # the turning first leg: largest corner displacement, for every neighbour at once
+            A = rect(pts[0], stand[0], stand[2], stand[3])
+            off1 = rect(np.zeros(2), stand[1], stand[2], stand[3])
+            B = pts[cand_idx][:, None, :] + off1[None, :, :]
+            ws = np.max(np.linalg.norm(B - A[None, :, :], axis=2), axis=1)
+        for j, ok, w0 in zip(cand_idx, vis, ws, strict=True):
             if ok:
-                ndj = dist[u] + float(np.linalg.norm(pts[j] - pts[u]))
+                w = float(w0)
+                if stand is not None and mode == "last" and j == goal_i:
+                    w = corner_cost(pts[u], stand[0], pts[j], stand[1], stand[2], stand[3])
+                ndj = dist[u] + w
                 if ndj < dist[j]:
                     dist[j] = ndj
                     prev[j] = u

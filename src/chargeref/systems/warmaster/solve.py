@@ -336,10 +336,11 @@ class Charge:
         # A coarse detour is at most a few hundredths of r too long; when that could
         # matter (its cost is near the cap) the search is refined.
         margin = 0.1 * r
-        p = shortest_path(s.c, goal.c, obs, r, cap + margin)
+        turn = (s.facing, goal.facing, s.w, s.d)
+        p = shortest_path(s.c, goal.c, obs, r, cap + margin, stand=turn)
         c = math.inf if p is None else path_cost(p, s.facing, goal.facing, s.w, s.d)
         if p is not None and cap - margin < c <= cap + margin:
-            p2 = shortest_path(s.c, goal.c, obs, r, cap + margin, refine=True)
+            p2 = shortest_path(s.c, goal.c, obs, r, cap + margin, refine=True, stand=turn)
             c2 = math.inf if p2 is None else path_cost(p2, s.facing, goal.facing, s.w, s.d)
             if c2 < c:
                 p, c = p2, c2
@@ -504,31 +505,69 @@ class Charge:
         return None, tried
 
     def _place_revolution(self, et: EdgeTry) -> None:
+        """As near centre to centre as the stand can reach (Revolution allows off-centre
+        placement for any reason). Exact when the straight way is clear; along detours
+        the nearest reachable offset is found by sampling and bisection (to 1e-4)."""
         s, enemy, edge = et.stand, et.enemy, et.edge
 
         def cost(off: float) -> float:
             p = self.flush_pose(s, enemy, edge, off)
             return corner_cost(s.c, s.facing, p.c, p.facing, s.w, s.d)
 
-        # least move to any legal spot on the edge (for ``needed``)
-        et.c2c_cost = min((cost(_golden_min(cost, a, b)) for a, b in et.free), default=math.inf)
-        offs: list[float] = []
-        o = closest_feasible(et.free, 0.0, cost, self.move)
-        if o is not None:
-            offs.append(o)
-        for a, b in et.free:  # ends of the free stretches, nearest the centre first
-            offs += [a, b]
-        seen: set[float] = set()
-        for off in sorted(set(offs), key=lambda x: (abs(x - (o if o is not None else 0.0)) > 1e-12, abs(x))):
-            if round(off, 12) in seen:
-                continue
-            seen.add(round(off, 12))
+        def reach(off: float) -> tuple[list[np.ndarray], float, bool] | None:
             pose = self.flush_pose(s, enemy, edge, off)
             path, c, straight = self.route(s, pose)
             if path is None or c > self.move + TOL:
-                continue
-            et.offset, et.pose, et.path, et.cost, et.straight, et.accessible = off, pose, path, c, straight, True
+                return None
+            return path, c, straight
+
+        def take(off: float, got: tuple[list[np.ndarray], float, bool]) -> None:
+            et.offset, et.pose = off, self.flush_pose(s, enemy, edge, off)
+            et.path, et.cost, et.straight = got
+            et.accessible = True
+
+        # least move to any legal spot on the edge (for ``needed``)
+        et.c2c_cost = min((cost(_golden_min(cost, a, b)) for a, b in et.free), default=math.inf)
+        # a straight move is the cheapest way to any spot, so the nearest spot that a
+        # straight move reaches bounds every answer; when its straight way is clear it
+        # is the answer
+        o = closest_feasible(et.free, 0.0, cost, self.move)
+        if o is None:
             return
+        got = reach(o)
+        if got is not None and got[2]:
+            take(o, got)
+            return
+        best: tuple[float, tuple[list[np.ndarray], float, bool]] | None = None
+        for a, b in sorted(et.free, key=lambda iv: abs(min(max(0.0, iv[0]), iv[1]))):
+            x0 = min(max(0.0, a), b)
+            if best is not None and abs(x0) >= abs(best[0]):
+                break
+            grid = np.linspace(a, b, 25).tolist()
+            for side in (-1.0, 1.0):
+                xs = sorted({x for x in grid if (x - x0) * side > 0} | {x0}, key=lambda x: abs(x - x0))
+                prev: float | None = None
+                for x in xs:
+                    if best is not None and abs(x) >= abs(best[0]):
+                        break
+                    g = reach(x)
+                    if g is None:
+                        prev = x
+                        continue
+                    if prev is not None:
+                        lo, hi = x, prev  # reachable, not reachable
+                        for _ in range(16):
+                            mid = (lo + hi) / 2
+                            gm = reach(mid)
+                            if gm is not None:
+                                lo, g = mid, gm
+                            else:
+                                hi = mid
+                        x = lo
+                    best = (x, g)
+                    break
+        if best is not None:
+            take(best[0], best[1])
 
     # ------------------------------------------------------------------ contact
 
