@@ -483,6 +483,49 @@ def test_other_bases_and_barrier_shapes(base):
     assert abs(fine.length - res.length) < 0.05
 
 
+def _contact(base: Footprint, target: Footprint, direction: float) -> np.ndarray:
+    """Centre where ``base`` touches ``target`` coming from ``direction`` (bisection)."""
+    from chargeref.geometry.shapes import signed_distance
+
+    c = target.center
+    u = np.array([math.cos(direction), math.sin(direction)])
+    lo, hi = 0.0, 10.0
+    for _ in range(70):
+        mid = (lo + hi) / 2
+        if signed_distance(base.moved_to(c + mid * u), target) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return c + hi * u
+
+
+@pytest.mark.parametrize("direction", [0.3, 1.4, 2.6, 4.0, 5.2])
+def test_oval_base_reaches_contact_with_oval_target(direction):
+    # every C-obstacle is curved and inexact here: touching goals rely on the exact
+    # touching normal; a finer graph must agree to within the stated bound
+    target = Barrier(
+        Footprint((Ellipse((10.0, 6.0), 1.2, 0.6, 0.7),), "oval", (10.0, 6.0)), None, "t"
+    )
+    others = [
+        disc_bar(6.0, 6.5, 0.8, "a"),
+        disc_bar(10.5, 10.4, 0.6, "b"),
+        rect_bar(14, 2, 14.5, 10, "w"),
+    ]
+    bars = [target, *others]
+    base = base_footprint("oval", (75, 42), (3.0, 5.0), 100, 25.4)
+    goal = _contact(base, target.footprint, direction)
+    assert sweep_clear(base.moved_to(goal), [goal, goal], bars) == []
+    coarse = Planner(bars, board=(20, 14)).plan(base, goal)
+    fine = Planner(bars, board=(20, 14), segments=192).plan(base, goal)
+    assert coarse is not None and fine is not None
+    check_exact(base, coarse, bars, board=(20, 14))
+    assert abs(coarse.points[-1][0] - goal[0]) < 1e-12
+    # ρ ≤ a²/b of the C-obstacle's ellipse parts + the disc radius: generous but finite
+    assert coarse.cost == pytest.approx(fine.cost, abs=0.02)
+    fld = Planner(bars, board=(20, 14)).field(base)
+    assert fld.cost(goal[None])[0] == pytest.approx(coarse.cost, abs=1e-9)
+
+
 # ----------------------------------------------------------------------------------
 # CostField agrees with plan()
 # ----------------------------------------------------------------------------------

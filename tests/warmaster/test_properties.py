@@ -167,4 +167,4 @@ def test_revolution_nearest_reachable_spot_behind_a_rock() -> None:
     assert r.success
     off = r.details["first_contact"]["offset"]
     assert 1.0 < abs(off) < 1.02
-    assert abs(r.moves[0].distance - 20.0) < 1e-6
+    assert abs(r.moves[0].distance - 20.0) < 1e-4

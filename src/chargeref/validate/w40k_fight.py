@@ -365,10 +365,11 @@ def check_tokens(ctx: Ctx) -> list[Violation]:
         if u == unit and ctx.ruling.procedure == "pile_in":
             # the pile-in choice: drop the token rather than pile in, unless it was the
             # unit's last one and no model is in normal engagement range
+            # (dropping may not take the unit out of combat)
             left = [p.id for p in s1.members.get(u, []) if p.id in s1.token]
-            if left or s1.normal_er(u):
+            if left or s1.engaged(u):
                 continue
-            out.append(Violation("last_token_dropped", f"{mid}'s token was the last of {u} and no model of {u} is in normal engagement range", (mid,)))
+            out.append(Violation("last_token_dropped", f"{mid}'s token was dropped and leaves {u} out of combat (no model in normal engagement range)", (mid,)))
             continue
         out.append(Violation("token_removed_wrongly", f"{mid} lost its token without reaching normal engagement range while {u} is still in combat", (mid,)))
     return out

@@ -574,6 +574,7 @@ class Phase:
                 self._charge_fleeing(d, rolls[d.index])
             return
         ok: list[Declared] = []
+        later: list[tuple[Declared, str, str]] = []
         for d in ds:
             if d.index not in rolls:
                 continue
@@ -582,11 +583,11 @@ class Phase:
                 self._blocked_path(d, rolls[d.index])
                 continue
             if dist is None:
-                self._failed(d, rolls[d.index], "no_room", f"{d.charger} has no room to complete its charge against {target}")
+                later.append((d, "no_room", f"{d.charger} has no room to complete its charge against {target}"))
                 continue
             if rng + TOL < dist:
-                self._failed(d, rolls[d.index], "out_of_range",
-                             f"charge range {rng:.3f} (roll {roll.total} + Advance Rate {self.world.blocks[d.charger].advance:g}) is less than the {dist:.3f} needed")
+                later.append((d, "out_of_range",
+                              f"charge range {rng:.3f} (roll {roll.total} + Advance Rate {self.world.blocks[d.charger].advance:g}) is less than the {dist:.3f} needed"))
                 continue
             ok.append(d)
         if len(ok) == 1:
@@ -595,20 +596,23 @@ class Phase:
             ctx = self._context(w, ch, w.blocks[target], d.facing or "front", frozenset(d.secondaries))
             pl = plan(ctx)
             if isinstance(pl, PlanFailure):
-                self._failed(d, rolls[d.index], pl.code, f"{d.charger} cannot complete its charge: {pl.message}")
+                later.insert(0, (d, pl.code, f"{d.charger} cannot complete its charge: {pl.message}"))
             else:
                 self._apply_placement(d, pl, rolls[d.index], combined=None)
         elif len(ok) > 1:
             members = [Member(d.charger, d.facing or "front", frozenset(d.secondaries)) for d in ok]
             res = plan_combined(w, members, target)
             byc = {d.charger: d for d in ok}
-            comb = {"chargers": [d.charger for d in ok], "order": res.order, "score": res.score,
+            comb = {"chargers": [d.charger for d in ds], "order": res.order, "score": res.score,
                     "rotated_by": res.rotated_by}
             for cid in res.order:
                 self._apply_placement(byc[cid], res.placements[cid], rolls[byc[cid].index], combined=comb)
             for cid, fail in res.unplaced.items():
-                d = byc[cid]
-                self._failed(d, rolls[d.index], "impossible", f"{cid} cannot fit against {target} alongside the other chargers ({fail.message})")
+                later.insert(0, (byc[cid], "impossible", f"{cid} cannot fit against {target} alongside the other chargers ({fail.message})"))
+        # charges that cannot be completed move last (seed 001: impossible and failed
+        # charges make a failed charge move)
+        for d, code, msg in later:
+            self._failed(d, rolls[d.index], code, msg)
 
     def _distance_now(self, d: Declared, ch: Block, tgt: Block | None) -> float | None:
         if tgt is None:

@@ -1027,9 +1027,15 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
         return mv.place(movers, must)
 
     plan = run()
-    # The unit's last token cannot be dropped unless some model ends in normal
-    # engagement range: the player's choice is overridden and the model piles in.
-    while drop and not [t for t in tok if t not in drop and t not in plan.moved] and not _plan_normal_er(mv, plan):
+    def out_of_combat(p: _Plan, dropped: list[str]) -> bool:
+        """Would dropping these tokens leave the unit with no model in normal
+        engagement range and no token still reaching across a wall?"""
+        return not _plan_engaged(scen, mv, p, {t for t in must if t in p.moved} | set(dropped))
+
+    # Tokens may not be dropped so that the unit leaves combat (the last token, unless
+    # some model ends in normal engagement range): the player's choice is overridden
+    # and the model piles in.
+    while drop and out_of_combat(plan, drop):
         best = min(drop, key=lambda t: float(np.min(mv.legal_spots(mv.by_id[t]).cost)))
         drop.remove(best)
         must.add(best)
@@ -1048,7 +1054,7 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
         plan = mv.start_plan()
         moved_into = set()
     # after any revert, the last token still may not be dropped without normal range
-    if drop and not [t for t in tok if t not in drop and t not in moved_into] and not _plan_normal_er(mv, plan):
+    if drop and out_of_combat(plan, drop):
         overridden += drop
         drop = []
     for t in overridden:
@@ -1121,17 +1127,6 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
     aw = build_world(after_scen)
     engaged_after = Melee(aw).engaged_units(unit)
     return ruling(True, True, moves, after, engaged_after)
-
-
-def _plan_normal_er(mv: _Mover, plan: _Plan) -> bool:
-    """Does some model of the unit, where the plan puts it, stand within normal
-    engagement range of an enemy model?"""
-    for m in mv.models:
-        p = plan.pos[m.id]
-        for e in mv.enemies:
-            if abs(plan.z[m.id] - e.z) <= mv.er_v + TOL and float(sd_many(m.fp, p[None], e.fp)[0]) <= mv.er + TOL:
-                return True
-    return False
 
 
 def _plan_engaged(scen: Scenario40k, mv: _Mover, plan: _Plan, untoken: set[str]) -> bool:

@@ -275,6 +275,10 @@ class ChargeProblem:
         self.tmodels: list[list[Model]] = [world.unit_models[t] for t in self.targets]
         self.all_targets: list[Model] = [t for tl in self.tmodels for t in tl]
         self.target_col = np.array([j for j, tl in enumerate(self.tmodels) for _ in tl], dtype=int)
+        self.t_disc = np.array([t.fp.is_disc for t in self.all_targets], dtype=bool)
+        self.t_c = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
+        self.t_r = np.array([t.fp.radius for t in self.all_targets])
+        self.t_z = np.array([t.z for t in self.all_targets])
         enemies = world.enemies_of(unit)
         self.nontarget_models = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
@@ -407,12 +411,24 @@ class ChargeProblem:
         contact = np.zeros(k, dtype=bool)
         er = np.zeros((k, nT), dtype=bool)
         dist = np.full((k, nT), np.inf)
-        for t, j in zip(self.all_targets, self.target_col, strict=True):
-            sd = sd_many(m.fp, pts, t.fp)
-            dz = np.abs(z - t.z)
-            contact |= (sd <= EPS) & (dz <= 1e-9)
-            er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
-            dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
+        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
+            # all round: one matrix of exact distances
+            SD = np.linalg.norm(pts[:, None, :] - self.t_c[None], axis=-1) - m.fp.radius - self.t_r[None]
+            DZ = np.abs(z[:, None] - self.t_z[None])
+            contact = np.any((SD <= EPS) & (DZ <= 1e-9), axis=1)
+            ERM = (SD <= r.er + EPS) & (DZ <= r.er_v)
+            SDp = np.maximum(SD, 0.0)
+            for j in range(nT):
+                cols = self.target_col == j
+                er[:, j] = ERM[:, cols].any(axis=1)
+                dist[:, j] = SDp[:, cols].min(axis=1)
+        else:
+            for t, j in zip(self.all_targets, self.target_col, strict=True):
+                sd = sd_many(m.fp, pts, t.fp)
+                dz = np.abs(z - t.z)
+                contact |= (sd <= EPS) & (dz <= 1e-9)
+                er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
+                dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
         tok = np.zeros((k, nT), dtype=bool)
         bar = np.zeros((k, nT), dtype=bool)
         two = 2.0 * r.inch
@@ -644,12 +660,12 @@ class ChargeProblem:
         engaged = np.zeros(nT, dtype=bool)
         via: dict[str, str] = {}
 
-        def usable(m: Model) -> np.ndarray:
+        def usable(m: Model, start: int = 0) -> np.ndarray:
             b = self.banks[self.keys[m.id]]
-            c = self.costs[m.id]
-            u = b.ok & (c <= R + EPS)
+            c = self.costs[m.id][start:]
+            u = b.ok[start:] & (c <= R + EPS)
             if self.enforce_closer:
-                u &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                u &= np.any(b.dist[start:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
             return u
 
         use = {m.id: usable(m) for m in self.models}
@@ -658,43 +674,50 @@ class ChargeProblem:
         while len(placed) < n:
             best = None
             need = 0 if not placed else (2 if (self.two and len(placed) >= 2) else 1)
+            unen = ~engaged
+            # score terms that depend only on the spots: once per base shape
+            terms: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+            for k, b in self.banks.items():
+                free = ~overlap[k] & (links[k] >= need)
+                eng = self.engages(b, tokens)
+                normal_any = (b.er | b.bar).any(axis=1)
+                contact = b.contact.astype(float)
+                if tokens:
+                    contact = contact + 0.5 * b.er.any(axis=1)  # normal spots before tokens
+                if unen.any():
+                    if not placed:
+                        new = eng[:, first_target]
+                        cols = [j for j in range(nT) if j != first_target] or [first_target]
+                    else:
+                        new = np.any(eng[:, unen], axis=1)
+                        cols = list(np.nonzero(unen)[0])
+                    focus = np.min(b.dist[:, cols], axis=1)
+                    if contact_first:
+                        base = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
+                        w = 1e-3
+                    else:
+                        base = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
+                        w = 1e-3
+                else:
+                    focus = np.min(b.dist, axis=1)
+                    base = contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
+                    w = 1.0
+                token_only = (b.tok.any(axis=1) & ~normal_any) if tokens else None
+                terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
             for m in self.models:
                 if m.id in pos:
                     continue
                 k = self.keys[m.id]
-                b = self.banks[k]
-                feas = use[m.id] & ~overlap[k] & (links[k] >= need)
-                if not feas.any():
-                    continue
-                if tokens:
+                base, normal_free, token_only = terms[k]
+                feas = use[m.id]
+                if token_only is not None and (feas & normal_free).any():
                     # a model that can reach a normal legal spot must take one; only
-                    # the others may use a token against the wall (seed 000, step 3-4)
-                    normal = feas & (b.er | b.bar).any(axis=1)
-                    if normal.any():
-                        feas = feas & ~(b.tok.any(axis=1) & ~(b.er | b.bar).any(axis=1))
-                idx = np.nonzero(feas)[0]
-                er, dist, contact, cst = self.engages(b, tokens)[idx], b.dist[idx], b.contact[idx], self.costs[m.id][idx]
-                if tokens:
-                    contact = contact + 0.5 * (b.er[idx].any(axis=1))  # normal spots first
-                unen = ~engaged
-                if unen.any():
-                    if not placed:
-                        new = er[:, first_target]
-                        cols = [j for j in range(nT) if j != first_target] or [first_target]
-                    else:
-                        new = np.any(er[:, unen], axis=1)
-                        cols = list(np.nonzero(unen)[0])
-                    focus = np.min(dist[:, cols], axis=1)
-                    if contact_first:
-                        score = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2 - cst * 1e-3
-                    else:
-                        score = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0 - cst * 1e-3
-                else:
-                    focus = np.min(dist, axis=1)
-                    score = contact * 1e8 + np.any(er, axis=1) * 1e6 - focus * 1e3 - cst
+                    # the others may use a token against the wall (seed 000, steps 3-4)
+                    feas = feas & ~token_only
+                score = np.where(feas, base - self.costs[m.id] * w, -np.inf)
                 i = int(np.argmax(score))
-                if best is None or score[i] > best[0] + 1e-12:
-                    best = (float(score[i]), m.id, int(idx[i]))
+                if np.isfinite(score[i]) and (best is None or score[i] > best[0] + 1e-12):
+                    best = (float(score[i]), m.id, i)
             if best is None:
                 return None
             _, mid, i = best
@@ -717,14 +740,7 @@ class ChargeProblem:
                 extra = len(bb.pts) - s0
                 if extra:
                     # state of the new spots against models placed before this one
-                    rep = self.rep[k]
-                    no = np.zeros(extra, dtype=bool)
-                    nl = np.zeros(extra, dtype=int)
-                    for q in placed[:-1]:
-                        sd = self._sd_at(rep, bb.pts[s0:], by_id[q], pos[q])
-                        dz = np.abs(bb.z[s0:] - zz[q])
-                        no |= (sd < -EPS) & (dz <= 1e-9)
-                        nl += (sd <= r.coh) & (dz <= r.coh_v)
+                    no, nl = self._against(self.rep[k], bb.pts[s0:], bb.z[s0:], [(by_id[q], pos[q], zz[q]) for q in placed[:-1]])
                     overlap[k] = np.concatenate([overlap[k], no])
                     links[k] = np.concatenate([links[k], nl])
                 # every spot against the newly placed model
@@ -735,9 +751,35 @@ class ChargeProblem:
                 links[k] += ((sd <= r.coh) & (dz <= r.coh_v)).astype(int)
             for m in self.models:
                 if m.id not in pos:
-                    use[m.id] = usable(m)
+                    old = len(use[m.id])
+                    if len(self.costs[m.id]) > old:
+                        use[m.id] = np.concatenate([use[m.id], usable(m, old)])
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
+
+    def _against(self, m: Model, pts: np.ndarray, z: np.ndarray, placed: list[tuple[Model, np.ndarray, float]]) -> tuple[np.ndarray, np.ndarray]:
+        """For spots of a base like m: overlap with any placed model, and the number of
+        coherency links to placed models."""
+        r = self.w.rules
+        no = np.zeros(len(pts), dtype=bool)
+        nl = np.zeros(len(pts), dtype=int)
+        if not placed or len(pts) == 0:
+            return no, nl
+        if m.fp.is_disc and all(q.fp.is_disc for q, _, _ in placed):
+            C = np.array([p for _, p, _ in placed])
+            rq = np.array([q.fp.radius for q, _, _ in placed])
+            Z = np.array([zq for _, _, zq in placed])
+            SD = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - m.fp.radius - rq[None]
+            DZ = np.abs(z[:, None] - Z[None])
+            no = np.any((SD < -EPS) & (DZ <= 1e-9), axis=1)
+            nl = np.sum((SD <= r.coh) & (DZ <= r.coh_v), axis=1)
+            return no, nl
+        for q, p, zq in placed:
+            sd = self._sd_at(m, pts, q, p)
+            dz = np.abs(z - zq)
+            no |= (sd < -EPS) & (dz <= 1e-9)
+            nl += (sd <= r.coh) & (dz <= r.coh_v)
+        return no, nl
 
     def _sd_at(self, m: Model, pts: np.ndarray, q: Model, qpos: np.ndarray) -> np.ndarray:
         return sd_many(m.fp, pts, q.fp.moved_to(qpos))

@@ -261,6 +261,12 @@ def closest_in(intervals: list[tuple[float, float]], target: float) -> float | N
 def inflate(P: Poly, r: float, step: float = math.pi / 32) -> Poly:
     """A polygon containing P + disc(r): exact along the edges, circumscribed around
     the rounded corners with pieces of at most ``step`` radians."""
+    return np.concatenate(inflate_corners(P, r, step), axis=0)
+
+
+def inflate_corners(P: Poly, r: float, step: float) -> list[np.ndarray]:
+    """The vertices of ``inflate(P, r, step)`` grouped by the corner of P they go
+    round (the two edge offsets at that corner included)."""
     if len(P) == 1:
         P = np.array([P[0], P[0] + 1e-12])
     if len(P) == 2:
@@ -288,15 +294,16 @@ def inflate(P: Poly, r: float, step: float = math.pi / 32) -> Poly:
         phi = (a2 - a1) % (2 * math.pi)
         if phi > 2 * math.pi - 1e-12:
             phi = 0.0
-        out.append(v + r * n1)
+        pts = [v + r * n1]
         if phi > 1e-12:
             m = max(1, math.ceil(phi / step))
             rr = r / math.cos(phi / (2 * m))
             for j in range(m):
                 ang = a1 + (j + 0.5) * phi / m
-                out.append(v + rr * np.array([math.cos(ang), math.sin(ang)]))
-        out.append(v + r * n2)
-    return np.array(out)
+                pts.append(v + rr * np.array([math.cos(ang), math.sin(ang)]))
+        pts.append(v + r * n2)
+        out.append(np.array(pts))
+    return out
 
 
 def inside_convex(P: Poly, pts: np.ndarray, margin: float) -> np.ndarray:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, inflate, rect
+from .geom import Packed, Poly, inflate_corners, rect
 
 #: corners of obstacles are rounded by the disc; nodes circumscribe those arcs in pieces of
 #: at most this angle (a detour round a right-angled corner is at most 0.009 r too long)
@@ -96,15 +96,27 @@ def shortest_path(
             near.append(Ob)
     if not near:
         return None
-    coarse = [inflate(Ob, r, CORNER_STEP) for Ob in near]
+    # node sets, one per obstacle corner
+    per = [inflate_corners(Ob, r, CORNER_STEP) for Ob in near]
+    corners = [(i, j) for i, cs in enumerate(per) for j in range(len(cs))]
+    coarse = [c for cs in per for c in cs]
     found = _best(s, g, coarse, pk, r, cap, stand)
     if found is None:
         return None
     path, owners = found
     if not refine:
         return path
+    # the same search with fine nodes round the corners the path wraps
     used = set(owners)
-    fine = [inflate(Ob, r, FINE_STEP) if i in used else coarse[i] for i, Ob in enumerate(near)]
+    fine_by_obstacle: dict[int, list[np.ndarray]] = {}
+    fine = []
+    for k, (i, j) in enumerate(corners):
+        if k in used:
+            if i not in fine_by_obstacle:
+                fine_by_obstacle[i] = inflate_corners(near[i], r, FINE_STEP)
+            fine.append(fine_by_obstacle[i][j])
+        else:
+            fine.append(coarse[k])
     better = _best(s, g, fine, pk, r, cap, stand)
     if better is not None and _cost(better[0], stand) <= _cost(path, stand):
         return better[0]

@@ -334,12 +334,12 @@ class Charge:
             if bool(np.all(clear_segments(P[:-1], P[1:], obs, r))):
                 return p0, hit[1], False
         # A coarse detour is at most a few hundredths of r too long; when that could
-        # matter (its cost is near the cap) the search is refined.
+        # matter (its cost is just over the cap) the search is refined.
         margin = 0.1 * r
         turn = (s.facing, goal.facing, s.w, s.d)
         p = shortest_path(s.c, goal.c, obs, r, cap + margin, stand=turn)
         c = math.inf if p is None else path_cost(p, s.facing, goal.facing, s.w, s.d)
-        if p is not None and cap - margin < c <= cap + margin:
+        if p is not None and cap + TOL < c <= cap + margin:
             p2 = shortest_path(s.c, goal.c, obs, r, cap + margin, refine=True, stand=turn)
             c2 = math.inf if p2 is None else path_cost(p2, s.facing, goal.facing, s.w, s.d)
             if c2 < c:
@@ -556,7 +556,7 @@ class Charge:
                         continue
                     if prev is not None:
                         lo, hi = x, prev  # reachable, not reachable
-                        for _ in range(16):
+                        for _ in range(12):  # a 25th of the edge span / 4096: below 1e-4
                             mid = (lo + hi) / 2
                             gm = reach(mid)
                             if gm is not None:
