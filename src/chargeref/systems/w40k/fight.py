@@ -521,8 +521,9 @@ class _Plan:
 class _Mover:
     """Pile-in / consolidation moves of one unit, with exact candidate spots."""
 
-    def __init__(self, world: World, unit: str):
+    def __init__(self, world: World, unit: str, dense: Iterable[str] = ()):
         self.w = world
+        self.dense = set(dense)  # models whose options are searched densely
         r = world.rules
         self.unit = unit
         self.models = list(world.unit_models[unit])
@@ -700,10 +701,31 @@ class _Mover:
             er |= (sd <= self.er + EPS) & (dz <= self.er_v)
         return _Opts(pts, z, cost, contact, er, gap)
 
+    def _dense_spots(self, m: Model) -> np.ndarray:
+        """Extra candidates for a token model, whose duty to pile in depends on whether
+        any normal legal position is in reach: rings every degree at 0, 1/4, 1/2, 3/4
+        and 1 engagement range around every enemy model within reach, and the circle of
+        the full 3" move around the model, every half degree."""
+        U = _unit_vecs(360)
+        reach = self.budget + self.er + 2.0 * m.fp.radius
+        out: list[np.ndarray] = []
+        for e in self.enemies:
+            if float(np.linalg.norm(e.xy - m.xy)) - e.fp.radius - m.fp.radius > reach:
+                continue
+            for f in (0.0, 0.25, 0.5, 0.75, 1.0):
+                out.append(offset_spots(m.fp, e.fp, f * self.er, U))
+        V = _unit_vecs(720)
+        out.append(m.xy + (self.budget - 1e-9) * V)
+        out.append(m.xy + 0.95 * self.budget * V)
+        return np.vstack(out)
+
     def options(self, m: Model) -> _Opts:
         o = self._base_opts.get(m.id)
         if o is None:
-            o = self.evaluate(m, self._raw_spots(m))
+            pts = self._raw_spots(m)
+            if m.id in self.dense:
+                pts = np.vstack([pts, self._dense_spots(m)])
+            o = self.evaluate(m, pts)
             self._base_opts[m.id] = o
         return o
 
@@ -1005,7 +1027,7 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
     if step == "pile_in" and not links and "charged" not in u.flags:
         reasons.append(Reason(code="not_in_combat", message=f"{unit} is not in engagement range of any enemy (normal, across a wall with tokens, or across a barricade) and did not charge this turn"))
         return ruling(False, False, [], start_data, [])
-    mv = _Mover(world, unit)
+    mv = _Mover(world, unit, dense=mel.token)
     if not mv.enemies:
         reasons.append(Reason(code="no_enemies", message="there is no enemy model to move toward"))
         return ruling(True, True, [], start_data, engaged_before)

@@ -47,6 +47,8 @@ OUT_MARGIN = 2e-6
 RING = 36
 FINE_RING = 360
 PACK_GAP = 1e-4
+#: units up to this size try every order of play when placing; larger ones keep the first
+SMALL_UNIT = 10
 
 
 def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
@@ -306,7 +308,10 @@ class ChargeProblem:
         for m in self.models:
             self.rep.setdefault(self.keys[m.id], m)
         self.banks: dict[tuple, Bank] = {k: self._bank(rep, self._initial_spots(rep)) for k, rep in self.rep.items()}
-        self.costs: dict[str, np.ndarray] = {m.id: self._costs(m, self.banks[self.keys[m.id]]) for m in self.models}
+        self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
+        self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
+        for key in self.rep:
+            self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
     # ------------------------------------------------------------------ set-up
     def _prep_others(self) -> None:
@@ -535,15 +540,30 @@ class ChargeProblem:
             for i, m in enumerate(ms):
                 cost = np.full(len(pts), np.inf)
                 cost[clear[i]] = d[i, clear[i]]
-                rest = np.nonzero(cand[i] & ~clear[i])[0]
-                if len(rest):
-                    cost[rest] = self.field(m).cost(pts[rest])
+                # a blocked straight line: its length is a lower bound; the planner is
+                # asked only if the search ever wants the spot (see _resolve)
+                rest = cand[i] & ~clear[i]
+                cost[rest] = d[i, rest]
                 dz = np.abs(bank.z[start:] - m.z)
-                cost += np.where(dz > thr + 1e-12, dz, 0.0)
-                self.costs[m.id] = np.concatenate([self.costs[m.id], cost])
+                vert = np.where(dz > thr + 1e-12, dz, 0.0)
+                self.costs[m.id] = np.concatenate([self.costs[m.id], cost + vert])
+                self.exact[m.id] = np.concatenate([self.exact[m.id], ~rest])
         else:
             for m in ms:
                 self.costs[m.id] = np.concatenate([self.costs[m.id], self._costs(m, bank, start)])
+                self.exact[m.id] = np.concatenate([self.exact[m.id], np.ones(len(pts), dtype=bool)])
+
+    def _resolve(self, m: Model, idx: np.ndarray) -> None:
+        """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""
+        idx = idx[~self.exact[m.id][idx]]
+        if len(idx) == 0:
+            return
+        b = self.banks[self.keys[m.id]]
+        c = self.field(m).cost(b.pts[idx])
+        dz = np.abs(b.z[idx] - m.z)
+        c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
+        self.costs[m.id][idx] = c
+        self.exact[m.id][idx] = True
 
     def cands(self, m: Model, R: float) -> Cands:
         b = self.banks[self.keys[m.id]]
@@ -598,11 +618,15 @@ class ChargeProblem:
         out = np.zeros(len(self.targets), dtype=bool)
         for m in self.models:
             b = self.banks[self.keys[m.id]]
-            use = b.ok & (self.costs[m.id] <= R + EPS)
+            eng = self.engages(b, tokens)
+            use = b.ok & (self.costs[m.id] <= R + EPS) & eng.any(axis=1)
             if self.enforce_closer:
                 use &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
             if use.any():
-                out |= self.engages(b, tokens)[use].any(axis=0)
+                # only planned costs decide reachability
+                self._resolve(m, np.nonzero(use)[0])
+                use &= self.costs[m.id] <= R + EPS
+                out |= eng[use].any(axis=0)
         return out
 
     # ------------------------------------------------------------------ the search
@@ -618,14 +642,17 @@ class ChargeProblem:
         if not self.reachable_targets(R, tokens).all():
             return None
         fresh: list[Placement] = []
+        # big units: the first order of play that works (the improvement pass still
+        # adds base contacts); small ones: every order, keeping the most contacts
+        wanted = 1 if (not improve or len(self.models) > SMALL_UNIT) else 4
         for ft in range(len(self.targets)):
             for contact_first in (False, True):
                 p = self._greedy(R, ft, contact_first, tokens)
                 if p is not None:
                     fresh.append(p)
-                    if not improve:
+                    if len(fresh) >= wanted:
                         break
-            if fresh and not improve:
+            if len(fresh) >= wanted:
                 break
         self._found[tokens].extend(fresh)
         pool = fresh or [p for p in self._found[tokens] if p.max_cost <= R + EPS][:4]
@@ -721,6 +748,12 @@ class ChargeProblem:
             if best is None:
                 return None
             _, mid, i = best
+            if not self.exact[mid][i]:
+                # the spot's cost was a straight-line lower bound: plan the real paths of
+                # this model's usable spots, then choose again
+                self._resolve(by_id[mid], np.nonzero(use[mid])[0])
+                use[mid] = usable(by_id[mid])
+                continue
             b = self.banks[self.keys[mid]]
             pos[mid] = b.pts[i].copy()
             zz[mid] = float(b.z[i])

@@ -197,17 +197,17 @@ class W40k:
             first = feasible(float(costs[i0]))
             if first is not None:
                 best = first
-                dist = float(costs[i0])
+                dist = first.max_cost
             else:
                 lo, hi = i0, len(costs) - 1
-                dist = float(costs[hi])
+                dist = best.max_cost
                 for _ in range(10):
                     if lo + 1 >= hi:
                         break
                     mid = (lo + hi) // 2
                     p = feasible(float(costs[mid]))
                     if p is not None:
-                        hi, best, dist = mid, p, float(costs[mid])
+                        hi, best, dist = mid, p, p.max_cost
                     else:
                         lo = mid
         else:
