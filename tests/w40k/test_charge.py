@@ -44,6 +44,8 @@ def test_wtc_walkthrough_ten_inch_roll_holds_last_model_back():
     for m in held:
         # it could have reached base contact with C within the roll ...
         assert math.dist(m.from_[:2], c1) - 2 * rad <= 10 + 1e-9
+        # ... and the ruling says why it did not
+        assert any(x.code == "held_back" and x.models == [m.id, "C1"] for x in r.reasons)
     assert any("B" in c for m in r.moves for c in m.contacts)
 
 

@@ -23,9 +23,12 @@ disc ⊕ disc is a disc, polygon ⊕ disc a rounded polygon, polygon ⊕ polygon
 from a centre segment is ``sd(segment, core) − ρ`` in closed form: the Euclidean
 distance when apart, the separating-axis penetration depth when they overlap. This is
 what ``convex_signed_distance(segment_sweep(...), part)`` computes, only vectorised.
-C-obstacles that involve an ellipse (or a ``Sum`` part) are bracketed by a
-circumscribed and an inscribed polygon; the rare segment that falls between the two
-verdicts is settled by ``convex_signed_distance`` on the exact swept region. A segment
+C-obstacles that involve an ellipse (directly or inside a ``Sum``) are bracketed: a segment clear
+of a circumscribed polygon is clear, one that enters an inscribed polygon deeper than
+``TOL`` penetrates (separating-axis values decide both). The rare segment in between
+is settled by maximising ``sd = max_v (min over the segment of v·x − h_C(v))`` over
+nested grids of normals (to ~1e-9 rad), and by ``convex_signed_distance`` on the exact
+swept region when that lands within 1e-7 of the threshold. A segment
 is *blocked* when it penetrates a hard C-obstacle by more than ``TOL`` (touching is
 allowed: a charger ends touching its target) and *crosses* a soft barrier when it
 penetrates one of its C-obstacles by more than ``TOL``; each (barrier, segment) pair is
@@ -43,15 +46,18 @@ The planner
    sides of rounded ones are exact. Corners lie on or outside the true C-obstacle, so
    they are clear. Only edges that are tangent at both ends are kept (a shortest path
    only bends around a convex corner it touches), and every kept edge is checked
-   exactly. Corners of soft C-obstacles are vertices too, so a path may go around a
-   wall instead of over it. Dijkstra (scipy's ``csgraph``) runs once from the start.
+   exactly (against hard curved C-obstacles conservatively: entering the circumscribed
+   polygon counts as blocked, which is the world the bound below is about). Corners of
+   soft C-obstacles are vertices too, so a path may go around a wall instead of over
+   it. Dijkstra (scipy's ``csgraph``) runs once from the start. A graph built for more
+   barriers is reused for a query that needs fewer.
 3. Goals are joined to the tree by tangent edges. A start or goal that touches a
    C-obstacle lies inside that obstacle's circumscribed polygon; for it the touching
    normal is inserted into the polygon locally, so the path can leave or arrive along
    the true tangent line. Two curved C-obstacles whose true gap is narrower than what
    their circumscribed polygons leave open get their separating normal inserted too,
-   so such passages stay open (for C-obstacles with an exact core: everything except
-   ellipses and ``Sum`` parts).
+   so such passages stay open (for C-obstacles with an exact core: all but those
+   involving an ellipse).
 4. With a budget, only barriers whose C-obstacle can be reached within the budget are
    used (a disc around the start, or the ellipse of foci start and goal).
 
@@ -599,7 +605,6 @@ class _CSet:
         self.Q = len(bar)
         self.bar = np.asarray(bar, dtype=int)
         self.hard = np.asarray([self.barriers[i].cost is None for i in bar], dtype=bool)
-        self.cost = np.asarray([self.barriers[i].cost or 0.0 for i in bar], dtype=float)
         self.rho = np.asarray(rho, dtype=float)
         self.exact = np.asarray(exact, dtype=bool)
         self.centre = np.asarray(centre, dtype=float).reshape(-1, 2)
@@ -1536,10 +1541,16 @@ class CostField:
         self.n_start = N
         self.start_extra = ids[1:]
         T = len(self.nodes)
-        r = np.concatenate(e1)
-        c = np.concatenate(e2)
+        r = np.concatenate(e1).astype(np.int64)
+        c = np.concatenate(e2).astype(np.int64)
         w = np.maximum(np.concatenate(ww), _TINY)
-        mat = csr_matrix((w, (r, c)), shape=(T, T))
+        # one entry per undirected edge (a sparse matrix would add up repeats), the least
+        lo, hi = np.minimum(r, c), np.maximum(r, c)
+        order = np.lexsort((w, hi, lo))
+        lo, hi, w = lo[order], hi[order], w[order]
+        first = np.ones(len(lo), dtype=bool)
+        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+        mat = csr_matrix((w[first], (lo[first], hi[first])), shape=(T, T))
         if self.start_ok:
             self.dist, self.pred = dijkstra(
                 mat, directed=False, indices=N, return_predecessors=True, limit=self.limit

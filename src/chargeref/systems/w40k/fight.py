@@ -36,9 +36,11 @@ What this module rules on
   position (within 1" of an enemy model, at a spot a legal pile-in move reaches with
   the unit coherent) must either do so, losing its token, or stay and drop the token
   (``keep``). A token model that cannot reach such a spot stays by the wall, keeps its
-  token and counts as having piled in. The unit's last token cannot be dropped unless a
-  model of the unit ends in normal engagement range; the player's ``keep`` is then
-  overridden and that model piles in. When consolidating, a token model that moves
+  token and counts as having piled in. Tokens may not be dropped so that the unit
+  leaves combat (the last one, unless a model of the unit ends in normal engagement
+  range); the player's ``keep`` is then overridden and that model piles in. Whether a
+  token model can reach a normal legal position decides its duty, so its candidate
+  spots are searched densely (rings every degree). When consolidating, a token model that moves
   must take a normal legal position if it can (its token goes); one held still keeps
   its token. Tokens persist in ``after`` across phases and turns.
 
@@ -177,17 +179,14 @@ def closest_points(A: Footprint, B: Footprint) -> tuple[np.ndarray, np.ndarray]:
     return best[1], best[2]
 
 
-def _crosses(pa: np.ndarray, pb: np.ndarray, polys: list[shapely.Polygon]) -> str | None:
-    """The id-less test "a feature stands between": does the segment pa-pb pass through
-    the interior of one of the polygons? Returns the index (as text) of the first."""
+def _crosses(pa: np.ndarray, pb: np.ndarray, polys: list[shapely.Polygon]) -> bool:
+    """Does a feature stand between: does the segment pa-pb pass through the interior
+    of one of the polygons (not merely touch or run along its side)?"""
     if float(np.linalg.norm(pb - pa)) <= 0.0:
-        return None
+        return False
     seg = shapely.LineString([tuple(pa), tuple(pb)])
-    for i, poly in enumerate(polys):
-        # interior of the segment meets the interior of the wall: it goes through it
-        if shapely.relate_pattern(seg, poly, "T********"):
-            return str(i)
-    return None
+    # interior of the segment meets the interior of the wall: it goes through it
+    return any(shapely.relate_pattern(seg, poly, "T********") for poly in polys)
 
 
 # =============================================================================== links
@@ -264,7 +263,7 @@ class Melee:
         if abs(a.z - b.z) > self.er_v + TOL or self.gap(a, b) > self.reach + TOL:
             return False
         pa, pb = closest_points(a.fp, b.fp)
-        return _crosses(pa, pb, polys) is not None
+        return _crosses(pa, pb, polys)
 
     def token_pair(self, a: Model, b: Model) -> bool:
         """Is this a WTC walls pair: one model carries a token, the other belongs to a
@@ -833,6 +832,16 @@ class _Mover:
     def start_plan(self) -> _Plan:
         return _Plan({m.id: m.xy.copy() for m in self.models}, {m.id: m.z for m in self.models}, {m.id: 0.0 for m in self.models})
 
+    def could_join(self, m: Model, plan: _Plan) -> bool:
+        """Could m (where it starts) move to a normal legal position with the rest of
+        the unit where the plan has it, the unit no less coherent?"""
+        o = self.legal_spots(m)
+        if not len(o):
+            return False
+        base = self.incoherence(plan)
+        score, overlap = self.spot_scores(m, o.pts, o.z, plan)
+        return bool(np.any((score <= base) & ~overlap))
+
     def _with_links(self, m: Model, plan: _Plan) -> _Opts:
         o = self.options(m)
         extra = self.evaluate(m, self._link_spots(m, plan))
@@ -874,7 +883,39 @@ class _Mover:
             if mid in must and mid not in plan.moved:
                 self._escort(plan, mid, [q for q in order if q not in must], base, cur)
         self._improve(plan, order, must, cur, base, passes)
+        if self.incoherence(plan) > 0:
+            # a unit that starts out of coherency must end in it: legal moves that mend it
+            self._repair(plan, order, must, cur)
+            self._improve(plan, order, must, cur, self.incoherence(plan), passes)
         return plan
+
+    def _repair(self, plan: _Plan, movers: list[str], must: set[str], cur: dict[str, tuple[bool, bool, float] | None]) -> None:
+        """Greedy: the legal move (a legal spot for ``must`` models) that most reduces
+        the unit's incoherence, again and again while it helps."""
+        inc = self.incoherence(plan)
+        for _ in range(2 * len(movers) + 2):
+            if inc == 0:
+                return
+            best: tuple[tuple[int, int, int, float], str, _Opts, int] | None = None
+            for q in movers:
+                mq = self.by_id[q]
+                oq = self._with_links(mq, plan)
+                if q in must:
+                    oq = oq.take(oq.er | (np.linalg.norm(oq.pts - mq.xy, axis=1) <= 1e-12))
+                if len(oq) == 0:
+                    continue
+                score, ov = self.spot_scores(mq, oq.pts, oq.z, plan)
+                score = np.where(ov, np.iinfo(np.int64).max, score)
+                j = int(np.lexsort((oq.gap, ~oq.er, ~oq.contact, score))[0])
+                rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(oq.gap[j]))
+                if score[j] < inc and (best is None or rank < best[0]):
+                    best = (rank, q, oq, j)
+            if best is None:
+                return
+            _, q, oq, j = best
+            self._set(plan, self.by_id[q], oq, j)
+            cur[q] = self._key(oq, j)
+            inc = best[0][0]
 
     def _improve(self, plan: _Plan, order: list[str], must: set[str], cur: dict[str, tuple[bool, bool, float] | None],
                  base: int, passes: int) -> None:
@@ -1064,6 +1105,11 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
         overridden.append(best)
         plan = run()
     moved_into = {t for t in must if t in plan.moved}
+    # The choice "pile in or drop the token" only arises for a model that could make a
+    # legal pile-in: one whose every legal spot would break coherency keeps its token.
+    # (with the others where they started, or where the plan puts them)
+    unable = [t for t in drop if not (mv.could_join(mv.by_id[t], mv.start_plan()) or mv.could_join(mv.by_id[t], plan))]
+    drop = [t for t in drop if t not in unable]
     # a move must end with the unit coherent (a unit that starts out of coherency may
     # move only if that restores it)
     if plan.moved and mv.incoherence(plan) > 0:
@@ -1094,6 +1140,8 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
             reasons.append(Reason(code="token_dropped", message=f"{t} could pile in to a normal legal position but is held still: its token is removed", models=[t]))
         elif t in overridden:
             continue  # explained by last_token_kept
+        elif t in unable:
+            reasons.append(Reason(code="token_kept_wall", message=f"{t} is held still, and none of its normal legal positions keeps the unit coherent: it keeps its token", models=[t]))
         elif t in hold and t in can_legal:
             reasons.append(Reason(code="token_kept_still", message=f"{t} does not consolidate and keeps its token", models=[t]))
         elif t in must:

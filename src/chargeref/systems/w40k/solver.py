@@ -905,6 +905,40 @@ class ChargeProblem:
                 break
         return pl
 
+    def held_back(self, pl: Placement, R: float) -> dict[str, str]:
+        """Models not in base contact that could have reached a free contact spot
+        within the roll, which the unit-level conditions (coherency, every target
+        engaged) forbade (WTC step 6.C): model id -> target model it could have touched."""
+        out: dict[str, str] = {}
+        U = _unit_vecs(FINE_RING)
+        for m in self.models:
+            if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
+                continue
+            here = pl.pos[m.id]
+            for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here))):
+                spots = offset_spots(m.fp, t.fp, 0.0, U)
+                spots = spots[np.linalg.norm(spots - m.xy, axis=1) <= R + EPS]
+                if len(spots) == 0:
+                    continue
+                b = self._bank(m, spots)
+                keep = b.ok & b.contact
+                if self.enforce_closer:
+                    keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                spots, bz = spots[keep], b.z[keep]
+                if len(spots) == 0:
+                    continue
+                no, _ = self._against(m, spots, bz, [(q, pl.pos[q.id], pl.z[q.id]) for q in self.models if q.id != m.id])
+                spots, bz = spots[~no], bz[~no]
+                if len(spots) == 0:
+                    continue
+                ones = np.ones(len(spots), dtype=bool)
+                none = np.zeros((len(spots), 0), dtype=bool)
+                cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
+                if np.any(cost <= R + EPS):
+                    out[m.id] = t.id
+                    break
+        return out
+
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
         return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 

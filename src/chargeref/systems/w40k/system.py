@@ -305,6 +305,15 @@ class W40k:
         contacts = prob.contacts_of(placement)
         moves = self._moves(world, prob, placement, contacts)
         details["order"] = placement.order
+        for mid, tid in prob.held_back(placement, R).items():
+            reasons.append(
+                Reason(
+                    code="held_back",
+                    message=f"{mid} could reach base contact with {tid}, but not without breaking coherency or "
+                    "leaving a target unengaged, so it stops short (WTC step 6.C)",
+                    models=[mid, tid],
+                )
+            )
         if procedure == "wtc_walls":
             tokens = [m for m in placement.order if placement.via.get(m) == "token"]
             details["tokens"] = tokens
