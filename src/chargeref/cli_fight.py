@@ -116,11 +116,15 @@ def fight(scenario: str, unit: str, step: str, keep: tuple[str, ...], stay: tupl
         r = pile_in(cur, unit, held) if s == "pile_in" else consolidate(cur, unit, held)
         rulings.append(r)
         befores.append(cur)
+        if not r.eligible:
+            break  # a unit that may not fight does not consolidate either
         if r.after is not None:
             cur = scenario_from_data(r.after)
     if len(rulings) == 1:
         data: dict[str, Any] = rulings[0].to_json_data()
         drawn = rulings[0]
+        if step == "both":
+            data = {"format": "chargeref-fight/1", "unit": unit, "steps": [data], "attacks": {}, "after": rulings[0].after}
     else:
         data = {
             "format": "chargeref-fight/1",

@@ -561,3 +561,14 @@ def test_random_fights_are_legal(seed: int):
             keep = {m.id for u in scen.units if u.id == unit for m in u.models if rng.random() < 0.4}
             for k in (None, keep):
                 legal(scen, fn(scen, unit, k))
+
+
+def test_cli_a_unit_that_may_not_fight_neither_piles_in_nor_consolidates(tmp_path: Path):
+    far = scen40k([unit40k("A", 1, [(5.0, 5.0)]), unit40k("B", 2, [(9.0, 9.0)])])
+    p = tmp_path / "far.json"
+    p.write_text(json.dumps(far))
+    res = runner.invoke(fight, [str(p), "--unit", "A", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0
+    data = json.loads(res.output)
+    assert len(data["steps"]) == 1 and data["steps"][0]["eligible"] is False
+    assert data["steps"][0]["moves"] == [] and data["after"]["units"][0]["models"][0]["at"][:2] == [5.0, 5.0]

@@ -359,8 +359,66 @@ def convex_signed_distance(A: Convex, B: Convex) -> float:
         return _disc_ellipse(A, B)
     if isinstance(B, Disc) and isinstance(A, Ellipse):
         return _disc_ellipse(B, A)
-    # the general case: the vectorised bracketed golden-section solve below
+    ca, cb = _core(A), _core(B)
+    if ca is not None and cb is not None:
+        return core_signed_distance(ca[0], cb[0]) - ca[1] - cb[1]
+    # the general case (ellipses, sums): the bracketed golden-section solve below
     return float(translations_signed_distance(A, B, np.zeros((1, 2)))[0])
+
+
+def _core(p: Convex) -> tuple[np.ndarray, float] | None:
+    """A part as (convex polygon core, radius) when it is one: polygon (r = 0),
+    capsule (a segment core) or disc (a point core). None for ellipses and sums."""
+    if isinstance(p, ConvexPolygon):
+        return p.V, 0.0
+    if isinstance(p, Capsule):
+        return np.array([p.p0, p.p1], dtype=float), p.r
+    if isinstance(p, Disc):
+        return p.center[None], p.r
+    return None
+
+
+def _seg_pt(a: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
+    ab = b - a
+    L2 = float(ab @ ab)
+    t = np.zeros(len(P)) if L2 == 0 else np.clip(((P - a) @ ab) / L2, 0.0, 1.0)
+    return np.linalg.norm(P - (a + t[:, None] * ab), axis=1)
+
+
+def _normals(V: np.ndarray) -> np.ndarray:
+    if len(V) < 2:
+        return np.zeros((0, 2))
+    E = np.roll(V, -1, axis=0) - V if len(V) > 2 else (V[1:] - V[:1])
+    N = np.stack([E[:, 1], -E[:, 0]], axis=-1)
+    L = np.linalg.norm(N, axis=1)
+    N = N[L > 0] / L[L > 0, None]
+    return np.vstack([N, -N])
+
+
+def core_signed_distance(VA: np.ndarray, VB: np.ndarray) -> float:
+    """Exact signed distance between two convex polygons (points and segments allowed):
+    apart, the least vertex-to-edge distance; overlapping, minus the penetration depth
+    from the separating axes (every edge normal of either polygon)."""
+    N = np.vstack([_normals(VA), _normals(VB)])
+    if len(N):
+        # separation along each axis: min over B of n.b - max over A of n.a
+        sep = np.min(VB @ N.T, axis=0) - np.max(VA @ N.T, axis=0)
+        best = float(np.max(sep))
+    else:
+        best = 1.0  # two points: never overlapping in area
+    if best <= 0.0:
+        return best
+    d = np.inf
+    for V, W in ((VA, VB), (VB, VA)):
+        if len(W) == 1:
+            d = min(d, float(np.min(np.linalg.norm(V - W[0], axis=1))))
+            continue
+        ring = W if len(W) > 2 else W
+        n = len(ring)
+        edges = [(ring[i], ring[(i + 1) % n]) for i in range(n if n > 2 else 1)]
+        for a, b in edges:
+            d = min(d, float(np.min(_seg_pt(a, b, V))))
+    return d
 
 
 def _disc_ellipse(D: Disc, E: Ellipse) -> float:
@@ -567,6 +625,10 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray) -> np.nda
         pts = P + A0.center
         fp = Footprint((B,))
         return disc_centres_signed_distance(pts, A0.r, fp)
+    ca, cb = _core(A0), _core(B)
+    if ca is not None and cb is not None:
+        # polygonal cores: the exact closed form, translation by translation
+        return np.array([core_signed_distance(ca[0] + p, cb[0]) for p in P]) - ca[1] - cb[1]
     th = np.linspace(0.0, 2 * math.pi, _GRID, endpoint=False)
     U = _unit(th)
     c = -B.h(-U) - A0.h(U)  # (g,)

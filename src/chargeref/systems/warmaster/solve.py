@@ -311,8 +311,8 @@ class Charge:
                     out.append((np.asarray(line.coords), e.sid, p.stand.sid))
         return out
 
-    def route(self, s: StandW, goal: Pose, ignore: Sequence[Poly] = (), cap: float | None = None
-              ) -> tuple[list[np.ndarray] | None, float, bool]:
+    def route(self, s: StandW, goal: Pose, ignore: Sequence[Poly] = (), cap: float | None = None,
+              refine: bool = True) -> tuple[list[np.ndarray] | None, float, bool]:
         """(path, cost, straight?) of a stand to a pose; path None when no clear path
         within ``cap`` (default: its move) exists. A clear straight path is returned
         whatever its length."""
@@ -324,7 +324,7 @@ class Charge:
         # Obstacles only ever grow during a charge, so a shortest path found earlier
         # that is still clear is still the shortest.
         key = (s.sid, round(float(goal.c[0]), 9), round(float(goal.c[1]), 9), round(goal.facing, 9),
-               tuple(sorted(id(x) for x in ignore)), round(cap, 9))
+               tuple(sorted(id(x) for x in ignore)), round(cap, 9), refine)
         hit = self._routes.get(key)
         if hit is not None:
             p0 = hit[0]
@@ -339,7 +339,7 @@ class Charge:
         turn = (s.facing, goal.facing, s.w, s.d)
         p = shortest_path(s.c, goal.c, obs, r, cap + margin, stand=turn)
         c = math.inf if p is None else path_cost(p, s.facing, goal.facing, s.w, s.d)
-        if p is not None and cap + TOL < c <= cap + margin:
+        if refine and p is not None and cap + TOL < c <= cap + margin:
             p2 = shortest_path(s.c, goal.c, obs, r, cap + margin, refine=True, stand=turn)
             c2 = math.inf if p2 is None else path_cost(p2, s.facing, goal.facing, s.w, s.d)
             if c2 < c:
@@ -494,7 +494,7 @@ class Charge:
                 tried.append(et)
                 if not et.free:
                     continue
-                self._place_revolution(et)
+                self._place_revolution(et, None if best is None else abs(best.offset or 0.0))
                 if not et.accessible:
                     continue
                 if best is None or (round(abs(et.offset or 0.0), 9), round(et.cost, 9)) < (
@@ -504,19 +504,20 @@ class Charge:
                 return best, tried
         return None, tried
 
-    def _place_revolution(self, et: EdgeTry) -> None:
+    def _place_revolution(self, et: EdgeTry, beat: float | None = None) -> None:
         """As near centre to centre as the stand can reach (Revolution allows off-centre
         placement for any reason). Exact when the straight way is clear; along detours
-        the nearest reachable offset is found by sampling and bisection (to 1e-4)."""
+        the nearest reachable offset is found by sampling and bisection (to 1e-4) on the
+        coarse path search, which may put it a few hundredths further out."""
         s, enemy, edge = et.stand, et.enemy, et.edge
 
         def cost(off: float) -> float:
             p = self.flush_pose(s, enemy, edge, off)
             return corner_cost(s.c, s.facing, p.c, p.facing, s.w, s.d)
 
-        def reach(off: float) -> tuple[list[np.ndarray], float, bool] | None:
+        def reach(off: float, refine: bool = True) -> tuple[list[np.ndarray], float, bool] | None:
             pose = self.flush_pose(s, enemy, edge, off)
-            path, c, straight = self.route(s, pose)
+            path, c, straight = self.route(s, pose, refine=refine)
             if path is None or c > self.move + TOL:
                 return None
             return path, c, straight
@@ -534,6 +535,8 @@ class Charge:
         o = closest_feasible(et.free, 0.0, cost, self.move)
         if o is None:
             return
+        if beat is not None and abs(o) > beat + 1e-9:
+            return  # another stand already gets nearer the centre than this one can
         got = reach(o)
         if got is not None and got[2]:
             take(o, got)
@@ -545,12 +548,19 @@ class Charge:
                 break
             grid = np.linspace(a, b, 25).tolist()
             for side in (-1.0, 1.0):
-                xs = sorted({x for x in grid if (x - x0) * side > 0} | {x0}, key=lambda x: abs(x - x0))
+                # nothing nearer the centre than the straight-move bound o can be reached
+                bound = abs(o) if o * side >= 0 else 0.0
+                xs = sorted({x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0, side * bound}
+                            if a <= side * bound <= b else
+                            {x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0},
+                            key=lambda x: abs(x - x0))
                 prev: float | None = None
                 for x in xs:
                     if best is not None and abs(x) >= abs(best[0]):
                         break
-                    g = reach(x)
+                    # detours are searched coarsely here (a coarse detour is never
+                    # shorter than the true one, so what it reaches is reachable)
+                    g = reach(x, refine=False)
                     if g is None:
                         prev = x
                         continue
@@ -558,13 +568,13 @@ class Charge:
                         lo, hi = x, prev  # reachable, not reachable
                         for _ in range(12):  # a 25th of the edge span / 4096: below 1e-4
                             mid = (lo + hi) / 2
-                            gm = reach(mid)
+                            gm = reach(mid, refine=False)
                             if gm is not None:
                                 lo, g = mid, gm
                             else:
                                 hi = mid
                         x = lo
-                    best = (x, g)
+                    best = (x, reach(x) or g)
                     break
         if best is not None:
             take(best[0], best[1])
