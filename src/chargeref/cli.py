@@ -342,7 +342,19 @@ def phase(scenario: str, seed: int | None, as_json: bool, svg: str | None, png: 
     scen = _load(scenario)
     if not scen.charges:
         raise RequestError(Problem("charges", "the scenario declares no charges"))
-    res = find_system(scen.system).phase(scen, seed)
+    system = find_system(scen.system)
+    if sys.stderr.isatty() and len(scen.charges) > 1 and "progress" in system.phase.__code__.co_varnames:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("charges", total=len(scen.charges))
+
+            def tick(i: int, n: int, what: str) -> None:
+                bar.update(task, completed=i, description=f"charge {i + 1}/{n}: {what}")
+
+            res = system.phase(scen, seed, progress=tick)  # type: ignore[call-arg]
+    else:
+        res = system.phase(scen, seed)
     data = res.to_json_data()
     text = json.dumps(data, indent=2)
     _write(out, text + "\n", "--out")

@@ -237,3 +237,41 @@ def test_rotation_invariance_of_needed():
                  unit40k("B", 2, [tuple(rot @ np.array([0, 6.3 + 2 * r32()]) + 20)])])
     need1 = S.needed(scenario_from_data(d), ChargeRequest("A", ("B",)))
     assert need0.roll == need1.roll and need0.distance == pytest.approx(need1.distance, abs=1e-6)
+
+
+# ------------------------------------------------------------------ climbing thresholds
+
+
+def _over_wall(h: float, edition: int):
+    """A MONSTER 10" from its target with a long free wall of height h in between."""
+    return scen40k(
+        [unit40k("A", 1, [(20, 10)], kw=("MONSTER",)), unit40k("B", 2, [(20, 20)])],
+        terrain=[{"type": "wall", "id": "w", "points": [[4, 15], [36, 15]], "height": h, "thickness": 0.2}],
+        rules={"edition": edition},
+    )
+
+
+@pytest.mark.parametrize(
+    "edition,h,extra",
+    [(10, 2.0, 0.0), (10, 2.001, 4.002), (9, 1.0, 0.0), (9, 1.001, 2.002)],
+)
+def test_climbing_counts_only_above_the_edition_threshold(edition, h, extra):
+    need = S.needed(scenario_from_data(_over_wall(h, edition)), ChargeRequest("A", ("B",)))
+    straight = 10 - 2 * r32() - 1.0
+    if straight + extra <= 12:
+        assert need.distance == pytest.approx(straight + extra, abs=1e-6)
+    else:
+        assert need.roll is None
+
+
+def test_nobody_ends_mid_climb_on_a_tall_obstacle():
+    # the only spots in engagement range are on top of a 3" block: not allowed
+    d = scen40k(
+        [unit40k("A", 1, [(20, 10)], kw=("MONSTER",)), unit40k("B", 2, [(20, 17)])],
+        terrain=[{"type": "obstacle", "id": "block", "polygon": [[10, 12], [30, 12], [30, 16.3], [10, 16.3]], "height": 3}],
+    )
+    r = S.charge(scenario_from_data(d), ChargeRequest("A", ("B",), roll=12))
+    for m in r.moves:
+        assert not (12 - r32() < m.to[1] < 16.3 + r32() and 10 - r32() < m.to[0] < 30 + r32())
+    if r.success:
+        assert_legal_charge(scenario_from_data(d), r)

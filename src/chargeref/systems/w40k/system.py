@@ -505,10 +505,12 @@ class W40k:
         return heroic_intervention(self, scen, unit)
 
     # ---------------------------------------------------------------- phase
-    def phase(self, scen: Scenario40k, seed: int | None) -> PhaseResult:
+    def phase(self, scen: Scenario40k, seed: int | None, progress=None) -> PhaseResult:  # noqa: ANN001
         rulings: list[Ruling] = []
         cur = scen
         for i, spec in enumerate(scen.charges):
+            if progress is not None:
+                progress(i, len(scen.charges), f"{spec.charger} -> {', '.join(spec.targets)}")
             s = None if seed is None else seed + i
             req = ChargeRequest.from_spec(spec, s)
             ruling = self.charge(cur, req)
