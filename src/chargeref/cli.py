@@ -425,3 +425,9 @@ def validate(before: str, ruling: str) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+# registered last: the fight command reuses this module's helpers
+from .cli_fight import fight  # noqa: E402
+
+main.add_command(fight)

@@ -28,9 +28,9 @@ class Reason(_M):
 
 class Needed(_M):
     #: the least move distance with which the charge can succeed (scenario unit)
-    distance: float | None
+    distance: float | None = None
     #: the least charge roll (2D6 + modifiers; T9A: the 2D6 part) that can succeed
-    roll: int | None
+    roll: int | None = None
     #: a proven lower bound on the distance; equal to ``distance`` when the solver's
     #: answer is exactly optimal
     lower_bound: float | None = None
@@ -79,7 +79,12 @@ class Ruling(_M):
     after: dict[str, Any] | None = None
 
     def to_json_data(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if self.needed is not None:
+            # null is meaningful here: no roll can succeed
+            data["needed"].setdefault("distance", None)
+            data["needed"].setdefault("roll", None)
+        return data
 
 
 def ruling_schema() -> dict[str, Any]:

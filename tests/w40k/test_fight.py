@@ -206,9 +206,10 @@ def test_example_6_heroic_intervention_into_normal_range_ends_the_tokens(tmp_pat
     assert res.exit_code == 0, res.output
     hi = json.loads(out.read_text())
     assert hi["success"]
-    # the caller applies the token bookkeeping after the move
+    # the charge ruling applies the token bookkeeping to its `after` and says so
+    assert {x["code"] for x in hi["reasons"]} >= {"token_removed_legal", "tokens_ended"}
     data, reasons = token_refresh(hi["after"])
-    assert {x.code for x in reasons} >= {"token_removed_legal", "tokens_ended"}
+    assert reasons == []  # nothing left to do: refreshing is idempotent
     assert tokens_of(data, "A") == [] and unit_of(data, "A").token_targets == []
     after = scenario_from_data(data)
     assert not who_fights(after, "B")["in_combat"]

@@ -1050,14 +1050,23 @@ def test_rectangular_base_measured_exactly():
     assert "target_not_engaged" in codes(*case(1.001))
 
 
-def test_token_models_engage_targets_at_two_inches_placeholder():
-    # TODO(WTC walls): the wall between them is not checked yet
-    data = scenario(
-        [unit("A", 1, [model("A1", 10, 10)]), unit("B", 2, [model("B1", 20, 10)])], edition=10
-    )
+def test_token_models_engage_targets_at_two_inches_only_across_a_ruin_wall():
     x = 20 - 2 * R32 - 2.0
-    legal(*ruling(data, {"A1": {"to": [x, 10], "token": True}}, total=7, procedure="wtc_walls"))
-    assert "target_not_engaged" in codes(*ruling(data, {"A1": [x, 10]}, total=7))
+    wall_x = x + R32 + 0.1  # a 0.2" ruin wall touching A1's base, between A1 and B1
+    a = unit("A", 1, [model("A1", 10, 10)])
+    a["token_targets"] = ["B"]
+    walled = scenario(
+        [a, unit("B", 2, [model("B1", 20, 10)])],
+        edition=10,
+        terrain=[{"type": "ruin", "id": "R", "footprint": [[wall_x - 0.1, 5], [25, 5], [25, 15], [wall_x - 0.1, 15]],
+                  "walls": [{"points": [[wall_x, 5], [wall_x, 15]], "height": 5, "thickness": 0.2}]}],
+    )
+    legal(*ruling(walled, {"A1": {"to": [x, 10], "token": True}}, total=7, procedure="wtc_walls"))
+    # the same 2" with no wall in between: the token does not reach
+    bare = scenario([a, unit("B", 2, [model("B1", 20, 10)])], edition=10)
+    assert "target_not_engaged" in codes(*ruling(bare, {"A1": {"to": [x, 10], "token": True}}, total=7, procedure="wtc_walls"))
+    # and without a token 2" is just out of range
+    assert "target_not_engaged" in codes(*ruling(bare, {"A1": [x, 10]}, total=7))
 
 
 def barricade_case(behind: float, short: float = 0.0) -> tuple[Scenario40k, Ruling]:

@@ -1002,17 +1002,31 @@ def check_coherency(ctx: Ctx) -> list[Violation]:
 
 
 def _engage_reach(ctx: Ctx, charger_model: str, target_unit: str | None) -> float:
-    """Horizontal engagement reach from a charger model to an enemy unit's models.
-
-    TODO (WTC walls rule, seed 000): a token model engages the units it charged at 2"
-    across the ruin wall between them. Until that rule lands, a token model's reach to
-    a *target* is taken as 2" without checking that a wall separates them; its reach
-    to non-targets stays 1".
-    """
+    """Horizontal engagement reach from a charger model to an enemy unit's models: 1",
+    or 2" for a WTC walls token model toward a unit it charged (whether a ruin wall
+    really stands between them is checked by ``_token_link``)."""
     mv = ctx.moves.get(charger_model)
     if mv is not None and mv.token and target_unit in ctx.targets:
         return TOKEN_ER_H * ctx.inch
     return ER_H * ctx.inch
+
+
+def _token_link(ctx: Ctx, c: Placed, e: Placed) -> bool:
+    """A token model reaches a model of a unit it charged at 2" only across a ruin wall
+    (seed 000): the independent 2"-through-a-wall test of ``w40k_fight``."""
+    if ctx.after is None:
+        return False
+    cache = getattr(ctx, "_token_links", None)
+    if cache is None:
+        from .w40k_fight import token_links
+
+        cache = {(a, b) for a, b, kind in token_links(ctx.after, ctx.ruling.charger) if kind == "token"}
+        object.__setattr__(ctx, "_token_links", cache) if hasattr(ctx, "__dataclass_fields__") else None
+        try:
+            ctx._token_links = cache  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - frozen contexts just recompute
+            pass
+    return (c.id, e.id) in cache
 
 
 def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tuple[str, str]]:
@@ -1023,9 +1037,9 @@ def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tup
     for c in chargers:
         reach = _engage_reach(ctx, c.id, unit_id)
         for e in em:
-            if _within(c, e, reach, ER_V * ctx.inch) or (
-                unit_id in ctx.targets and _across_barricade(ctx, c, e)
-            ):
+            if _within(c, e, ER_H * ctx.inch, ER_V * ctx.inch) or (
+                reach > ER_H * ctx.inch and _within(c, e, reach, ER_V * ctx.inch) and _token_link(ctx, c, e)
+            ) or (unit_id in ctx.targets and _across_barricade(ctx, c, e)):
                 pairs.append((c.id, e.id))
     return pairs
 

@@ -126,9 +126,9 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
     moves = []
     for m in models:
         p = pl.pos[m.id]
-        moves.append(Move(id=m.id, **{"from": [round(float(m.xy[0]), 6), round(float(m.xy[1]), 6), round(m.z, 6)]},
-                          to=[round(float(p[0]), 6), round(float(p[1]), 6), round(m.z, 6)], distance=round(pl.cost[m.id], 6),
-                          path=[[round(float(m.xy[0]), 6), round(float(m.xy[1]), 6)], [round(float(p[0]), 6), round(float(p[1]), 6)]]))
+        moves.append(Move(id=m.id, **{"from": [round(float(m.xy[0]), 9), round(float(m.xy[1]), 9), round(m.z, 9)]},
+                          to=[round(float(p[0]), 9), round(float(p[1]), 9), round(m.z, 9)], distance=round(pl.cost[m.id], 9),
+                          path=[[round(float(m.xy[0]), 9), round(float(m.xy[1]), 9)], [round(float(p[0]), 9), round(float(p[1]), 9)]]))
     after = system._after(scen, _Req(unit), moves, True, [])
     for ud in after["units"]:
         if ud["id"] == unit:

@@ -882,7 +882,8 @@ class ChargeProblem:
                     dz = np.abs(bz - pl.z[q.id])
                     fine &= ~((sd < -EPS) & (dz <= 1e-9))
                     nl += (sd <= r.coh) & (dz <= r.coh_v)
-                fine &= nl >= (2 if self.two else 1)
+                if len(self.models) > 1:  # a lone model has nobody to stay coherent with
+                    fine &= nl >= (2 if self.two else 1)
                 spots, bz = spots[fine], bz[fine]
                 if len(spots) == 0:
                     continue

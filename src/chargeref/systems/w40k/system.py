@@ -27,7 +27,9 @@ NAME = "40k"
 
 
 def _r6(x: float) -> float:
-    return round(float(x), 6)
+    """Round reported lengths and coordinates to 1e-9 of the unit: far below the 1e-6
+    tolerance, so rounding never pushes a move over its budget or out of contact."""
+    return round(float(x), 9)
 
 
 def _dist3(world: World, a: Model, b: Model) -> float:
@@ -456,6 +458,13 @@ class W40k:
     ) -> Ruling:
         moves = moves or []
         after = self._after(world.scen, req, moves, success, details.get("casualties", []))
+        if success and any(m.get("token") for u in after["units"] for m in u["models"]):
+            # tokens end when their models come within normal engagement range (e.g. a
+            # heroic intervention, Example 6) or their unit leaves combat
+            from .fight import token_refresh
+
+            after, gone = token_refresh(after)
+            reasons = reasons + gone
         if engaged is None:
             engaged = []
             if success:

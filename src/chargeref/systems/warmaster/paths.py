@@ -154,16 +154,22 @@ class _Graph:
         owner = np.concatenate([np.full(len(ns), i) for i, ns in enumerate(node_sets)])
         keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
         nodes, owner = nodes[keep], owner[keep]
-        if len(nodes):
-            ok = clear_segments(nodes, nodes, pk, r)
-            nodes, owner = nodes[ok], owner[ok]
         self.pts = np.concatenate([s[None], nodes, g[None]], axis=0)
         self.owner = owner
         self.pk, self.r = pk, r
         n = len(self.pts)
         self.known = np.full((n, n), -1, dtype=np.int8)
+        #: whether each node is itself clear (worked out when first needed)
+        self.ok = np.full(n, -1, dtype=np.int8)
+        self.ok[0] = self.ok[-1] = 1
 
     def visible(self, u: int, js: np.ndarray) -> np.ndarray:
+        unknown = js[self.ok[js] < 0]
+        if len(unknown):
+            P = self.pts[unknown]
+            self.ok[unknown] = clear_segments(P, P, self.pk, self.r)
+        bad = js[self.ok[js] == 0]
+        self.known[u, bad] = 0
         row = self.known[u, js]
         todo = js[row < 0]
         if len(todo):

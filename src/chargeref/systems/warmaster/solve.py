@@ -698,9 +698,19 @@ class Charge:
         while left:
             best: tuple[tuple[Any, ...], Placed] | None = None
             saw_free = False
+            seen: set[tuple[str, float, float, float]] = set()
+
+            def fresh(s: StandW, pose: Pose, seen: set[tuple[str, float, float, float]] = seen) -> bool:
+                """False for a spot this stand has already been tried at in this step."""
+                k = (s.sid, round(float(pose.c[0]), 7), round(float(pose.c[1]), 7), round(pose.facing % 360, 7))
+                if k in seen:
+                    return False
+                seen.add(k)
+                return True
+
             for s in left:
                 for pose, how in self.line_candidates(s):
-                    if not self.pose_free(s, pose):
+                    if not fresh(s, pose) or not self.pose_free(s, pose):
                         continue
                     saw_free = True
                     path, cost, _ = self.route(s, pose)
@@ -721,7 +731,7 @@ class Charge:
                             pose = Pose(pose.c - pose.f * dl, pose.facing, pose.w, pose.d)
                             if dl <= 1e-12:
                                 how = "line" if self._on_line(pose) else how
-                        if not self.pose_free(s, pose):
+                        if not fresh(s, pose) or not self.pose_free(s, pose):
                             continue
                         saw_free = True
                         path, cost, _ = self.route(s, pose)
