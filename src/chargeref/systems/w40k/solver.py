@@ -361,6 +361,8 @@ class ChargeProblem:
             for mm in self.models:
                 if self.keys[mm.id] == self.keys[m.id]:
                     spots.append(self._approach(mm, t))
+        # where the models of this shape stand now (a model may stay put in edition 9)
+        spots.append(np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]))
         if self.across:
             tc = np.array([t.xy for t in self.all_targets])
             for part, _, _ in self.across:
@@ -645,15 +647,15 @@ class ChargeProblem:
         # big units: the first order of play that works (the improvement pass still
         # adds base contacts); small ones: every order, keeping the most contacts
         wanted = 1 if (not improve or len(self.models) > SMALL_UNIT) else 4
-        for ft in range(len(self.targets)):
-            for contact_first in (False, True):
-                p = self._greedy(R, ft, contact_first, tokens)
-                if p is not None:
-                    fresh.append(p)
-                    if len(fresh) >= wanted:
-                        break
-            if len(fresh) >= wanted:
-                break
+        orders = [(ft, cf) for ft in range(len(self.targets)) for cf in (False, True)]
+        if len(self.targets) > 1:
+            orders.append((-1, False))  # start in the middle and grow toward every target
+        for ft, contact_first in orders:
+            p = self._greedy(R, ft, contact_first, tokens)
+            if p is not None:
+                fresh.append(p)
+                if len(fresh) >= wanted:
+                    break
         self._found[tokens].extend(fresh)
         pool = fresh or [p for p in self._found[tokens] if p.max_cost <= R + EPS][:4]
         if not pool:
@@ -704,6 +706,7 @@ class ChargeProblem:
             unen = ~engaged
             # score terms that depend only on the spots: once per base shape
             terms: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+            w = 1e-3 if unen.any() else 1.0  # weight of the move's length in the score
             for k, b in self.banks.items():
                 free = ~overlap[k] & (links[k] >= need)
                 eng = self.engages(b, tokens)
@@ -712,6 +715,15 @@ class ChargeProblem:
                 if tokens:
                     contact = contact + 0.5 * b.er.any(axis=1)  # normal spots before tokens
                 if unen.any():
+                    if not placed and first_target < 0:
+                        # the first model stands where it is closest to every target
+                        new = np.zeros(len(b.pts))
+                        cols = list(range(nT))
+                        focus_mid = np.sum(b.dist, axis=1)
+                        base = -focus_mid * 1e3
+                        token_only = (b.tok.any(axis=1) & ~normal_any) if tokens else None
+                        terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
+                        continue
                     if not placed:
                         new = eng[:, first_target]
                         cols = [j for j in range(nT) if j != first_target] or [first_target]
@@ -721,14 +733,11 @@ class ChargeProblem:
                     focus = np.min(b.dist[:, cols], axis=1)
                     if contact_first:
                         base = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
-                        w = 1e-3
                     else:
                         base = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
-                        w = 1e-3
                 else:
                     focus = np.min(b.dist, axis=1)
                     base = contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
-                    w = 1.0
                 token_only = (b.tok.any(axis=1) & ~normal_any) if tokens else None
                 terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
             for m in self.models:

@@ -214,6 +214,9 @@ class W40k:
                         lo = mid
         else:
             dist = best.max_cost
+        # a later search can find a cheaper placement than the bisection saw (its spots
+        # grow as it works); the placement is remembered, so the roll can come down
+        roll = max(lo_roll, min(roll, math.ceil(dist - 1e-6)))
         exact = math.ceil(lb - 1e-6) == roll
         return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
 
