@@ -134,7 +134,10 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
         lines.append("NOT ELIGIBLE")
     if r.needed is not None:
         n = r.needed
-        if n.roll is None and n.distance is None:
+        if r.system == "warmaster":
+            # Warmaster has no charge roll: only the first stand's move decides
+            lines.append("needed: no charge roll; " + (f"the first stand must move {_fmt(n.distance, unit)}" if n.distance is not None else "no stand can make the move"))
+        elif n.roll is None and n.distance is None:
             lines.append("needed: no roll can succeed")
         else:
             extra = " (proven least)" if n.exact else ""
@@ -154,6 +157,23 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
         extra = f", {tokens} with wall tokens" if tokens else ""
         eng = f"; engaged {', '.join(r.engaged)}" if r.engaged else ""
         lines.append(f"{verdict}: {moved} moved, {contacts} in base contact{extra}{eng}")
+    d = r.details
+    if d.get("charged_facing"):
+        lines.append(f"charged facing: {d['charged_facing']}")
+    if d.get("first_stand"):
+        lines.append(f"first stand: {d['first_stand']}")
+    edges = d.get("contacted_edges")
+    if edges:
+        shown = []
+        for e in edges[:12]:
+            if isinstance(e, dict) and "stand" in e:
+                length = f" {e['length']:g}" if isinstance(e.get("length"), (int, float)) else ""
+                shown.append(f"{e['stand']}->{e.get('enemy_stand', '?')} {e.get('edge', '')} ({e.get('kind', 'edge')}{length})")
+            else:
+                shown.append(str(e))
+        lines.append("contacted edges: " + ", ".join(shown) + (" ..." if len(edges) > 12 else ""))
+    if d.get("drawn_in"):
+        lines.append(f"drawn in: {', '.join(map(str, d['drawn_in']))}")
     for m in r.moves[:60]:
         c = f"  contacts {', '.join(m.contacts)}" if m.contacts else ""
         t = "  [token]" if m.token else ""
@@ -199,7 +219,8 @@ def _request(scen: AnyScenario, charger: str, targets: tuple[str, ...], dice: st
     return ChargeRequest(
         charger=charger,
         targets=tuple(targets),
-        dice=_parse_dice(dice),
+        # 40k and T9A roll two dice; Warmaster takes one (a Revolution zone roll)
+        dice=_parse_dice(dice, n=None if scen.system == "warmaster" else 2),
         roll=roll,
         modifier=modifier,
         reroll=reroll,
@@ -222,6 +243,7 @@ _common_charge_options = [
     click.option("--reaction", type=click.Choice(["hold", "stand_and_shoot", "flee"]), default=None, help="T9A charge reaction"),
     click.option("--reaction-dice", default=None, help="T9A flee dice, e.g. 2,5"),
     click.option("--casualty", "casualties", multiple=True, help="40k: a model removed by overwatch (repeat)"),
+    click.option("--first-stand", default=None, help="Warmaster (Revolution): the stand that moves first"),
     click.option("--json", "as_json", is_flag=True, help="print the ruling as JSON"),
     click.option("--svg", default=None, help="write a drawing (SVG)"),
     click.option("--png", default=None, help="write a drawing (PNG; needs the [png] extra)"),
@@ -249,10 +271,11 @@ def _emit(scen: AnyScenario, ruling: Ruling, as_json: bool, out: str | None, svg
 @guarded
 def charge(scenario: str, charger: str, targets: tuple[str, ...], dice: str | None, roll: int | None, seed: int | None,
            modifier: int, reroll: str, reaction: str | None, reaction_dice: str | None, casualties: tuple[str, ...],
-           as_json: bool, svg: str | None, png: str | None, out: str | None) -> None:
+           first_stand: str | None, as_json: bool, svg: str | None, png: str | None, out: str | None) -> None:
     """Rule on one charge: eligibility, needed roll, the roll, every model's move."""
     scen = _load(scenario)
-    req = _request(scen, charger, targets, dice, roll, seed, modifier, reroll, reaction, reaction_dice, casualties)
+    extra = {"first_stand": first_stand} if first_stand else None
+    req = _request(scen, charger, targets, dice, roll, seed, modifier, reroll, reaction, reaction_dice, casualties, extra)
     ruling = find_system(scen.system).charge(scen, req)
     _emit(scen, ruling, as_json, out, svg, png)
 
