@@ -1290,19 +1290,28 @@ class _Renderer:
                 txt += f" (re-rolled {' + '.join(str(d) for d in r.roll.rerolled_from)})"
             runs.append((txt + " · ", "header"))
         if r.needed is not None:
-            if r.needed.roll is None:
+            if r.system == "warmaster":
+                txt = "no charge roll"
+                if r.needed.distance is not None:
+                    txt += f"; first stand moves {self.length(r.needed.distance)}"
+                runs.append((txt + " · ", "header"))
+            elif r.needed.roll is None:
                 runs.append(("no roll can succeed · ", "header"))
             else:
                 txt = f"needs {r.needed.roll}"
                 if r.needed.distance is not None:
                     txt += f" ({self.length(r.needed.distance)})"
                 runs.append((txt + " · ", "header"))
+        # name what was ruled on: a charge, or a fight-phase / intervention move
+        what = {"pile_in": "PILE IN", "consolidate": "CONSOLIDATION", "heroic_intervention": "HEROIC INTERVENTION"}.get(
+            r.procedure, "CHARGE"
+        )
         if not r.eligible:
             runs.append(("NOT ELIGIBLE", "failure"))
         elif r.success:
-            runs.append(("CHARGE SUCCEEDS", "success"))
+            runs.append((f"{what} SUCCEEDS", "success"))
         else:
-            runs.append(("CHARGE FAILS", "failure"))
+            runs.append((f"{what} FAILS", "failure"))
         runs.append((f" · procedure: {r.procedure}", "header"))
         if r.engaged:
             runs.append((f" · engaged: {', '.join(r.engaged)}", "header"))
