@@ -34,9 +34,13 @@ MM = 25.4
 BASES = [25.0, 28.5, 32.0, 40.0, 50.0]
 
 #: More examples on demand: CHARGEREF_PROPERTY_EXAMPLES=500 pytest tests/w40k/test_properties.py
+#: The suite runs a fixed (derandomised) set of examples so CI is reproducible; set
+#: CHARGEREF_PROPERTY_RANDOM=1 to explore new ones (that is how the cases in
+#: test_known_search_limits below were found).
 SETTINGS = settings(
     max_examples=int(os.environ.get("CHARGEREF_PROPERTY_EXAMPLES", "40")),
     deadline=None,
+    derandomize=not os.environ.get("CHARGEREF_PROPERTY_RANDOM"),
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 
@@ -255,3 +259,28 @@ def test_transform_keeps_gaps(how: str) -> None:
         ],
     }
     assert _gap(_transform(data, how), "A", "B") == pytest.approx(_gap(data, "A", "B"), abs=1e-12)
+
+
+def _block_between(a_pts: list[tuple[float, float]], b: tuple[float, float], c_pts: list[tuple[float, float]]) -> dict[str, Any]:
+    def u(uid: str, player: int, pts: list[tuple[float, float]]) -> dict[str, Any]:
+        return {"id": uid, "player": player, "keywords": ["INFANTRY"],
+                "models": [{"id": f"{uid}{i + 1}", "at": list(p), "base": {"round": 25.0}} for i, p in enumerate(pts)]}
+
+    return {"format": "chargeref/1", "system": "40k", "rules": {"edition": 9}, "board": {"width": 60.0, "depth": 44.0},
+            "units": [u("A", 1, a_pts), u("B", 2, [b]), u("C", 2, c_pts)]}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit of the greedy placement search: an edition-9 block of 6+ models (two coherency "
+    "links each) standing between targets on opposite sides; moving B 1\" away lets the search find "
+    "a 4 while the nearer layout gets 5. Found by hypothesis; see docs/40k.md 'Known limits'."))
+def test_known_search_limits_block_between_two_targets() -> None:
+    xs, ys = (21.07037401574803, 22.92962598425197), (18.788877952755904, 16.92962598425197, 15.070374015748031, 13.211122047244094)
+    a_pts = [(x, y) for y in ys for x in xs]
+    b = (25.741046385477937, 21.82633453903564)
+    c_pts = [(17.642737477214617, 11.69719470258684), (17.642737477214617, 10.212942734082903)]
+    near = _block_between(a_pts, b, c_pts)
+    centre = np.array(a_pts).mean(axis=0)
+    away = (np.array(b) - centre) / np.linalg.norm(np.array(b) - centre)
+    far = _block_between(a_pts, tuple(np.array(b) + away), c_pts)
+    assert _roll_key(_needed_roll(far, ["B", "C"])) >= _roll_key(_needed_roll(near, ["B", "C"]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any, Union
+from typing import Annotated, Any
 
 import yaml
 from pydantic import Field, TypeAdapter, ValidationError
@@ -21,7 +21,7 @@ from .t9a import ScenarioT9A, UnitT9A
 from .w40k import Model40k, Scenario40k, Unit40k
 from .warmaster import ScenarioWarmaster, UnitWarmaster
 
-Scenario = Annotated[Union[Scenario40k, ScenarioT9A, ScenarioWarmaster], Field(discriminator="system")]
+Scenario = Annotated[Scenario40k | ScenarioT9A | ScenarioWarmaster, Field(discriminator="system")]
 AnyScenario = Scenario40k | ScenarioT9A | ScenarioWarmaster
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Scenario)
 SYSTEMS = ("40k", "t9a", "warmaster")

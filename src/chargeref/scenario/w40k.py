@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .common import Base, ChargeSpec, Coord, Strict, Terrain, UnitCommon, Board
+from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
 
 
 class Rules40k(Strict):

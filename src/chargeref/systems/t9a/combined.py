@@ -15,11 +15,11 @@ still where they started); the first order that works is the one used.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ...geometry.shapes import TOL
-from .block import Block
 from .charge import (
     Context,
     Entry,
@@ -134,12 +134,19 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
         entries.append(es)
     k = len(members)
     feas: dict[tuple[int, float], bool] = {}
+    at_cache: dict[tuple[int, float], Entry | None] = {}
 
     def feasible(i: int, e: Entry) -> bool:
         key = (i, round(e.s, 9))
         if key not in feas:
             feas[key] = _best_approach(ctxs[i], e.s) is not None
         return feas[key]
+
+    def entry_at(i: int, s: float) -> Entry | None:
+        key = (i, round(s, 9))
+        if key not in at_cache:
+            at_cache[key] = _entry_at(ctxs[i], s)
+        return at_cache[key]
 
     def compatible(i: int, e: Entry, j: int, f: Entry) -> bool:
         if members[i].facing == members[j].facing and not tgt.round:
@@ -148,10 +155,26 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             return e.s + wi / 2 <= f.s - wj / 2 + TOL or f.s + wj / 2 <= e.s - wi / 2 + TOL
         return gap(e.final.shape(), f.final.shape()) >= -TOL
 
-    maxm = [max((e.models for e in es), default=0) for es in entries]
+    # bounds: charger models and target models each charger can add at most, and the
+    # target models there are to touch at all
+    max_cm = [max((len(e.charger_models) for e in es), default=0) for es in entries]
+    max_tm = [max((len(e.target_models) for e in es), default=0) for es in entries]
+    all_tm = len(set().union(*[e.target_models for es in entries for e in es])) if any(entries) else 0
+    # chargers on one facing keep their left-to-right order (their paths would cross
+    # otherwise); this is tried first, then dropped if no order of moves works
+    lateral = [float((ctxs[i].charger.centre - ctxs[i].fr.mid) @ ctxs[i].fr.t) for i in range(k)]
+    keep_order = [True]
+
+    def in_order(i: int, e: Entry, j: int, f: Entry) -> bool:
+        if not keep_order[0] or members[i].facing != members[j].facing:
+            return True
+        return (lateral[i] - lateral[j]) * (e.s - f.s) >= 0
+
     excluded: set[tuple[tuple[int, float], ...]] = set()
     result: CombinedResult | None = None
-    for _ in range(MAX_ASSIGNMENTS):
+    for attempt_no in range(2 * MAX_ASSIGNMENTS):
+        if attempt_no == MAX_ASSIGNMENTS:
+            keep_order[0] = False
         best: dict[str, object] = {"key": (-1, -1), "assign": None}
 
         def dfs(i: int, placed: list[tuple[int, Entry]], tm: frozenset[str], cm: int, eng: int,
@@ -164,8 +187,8 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
                     best["assign"] = list(placed)
                 return
             bk = best["key"]
-            rem = k - i
-            if (eng + rem, cm + len(tm) + sum(maxm[i:])) <= bk:  # type: ignore[operator]
+            bound = (eng + (k - i), cm + sum(max_cm[i:]) + min(all_tm, len(tm) + sum(max_tm[i:])))
+            if bound <= bk:  # type: ignore[operator]
                 return
             opts = list(entries[i])
             seen = {round(e.s, 9) for e in opts}
@@ -174,13 +197,13 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
                     half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
                     for s in (f.s - half, f.s + half):
                         if round(s, 9) not in seen:
-                            e2 = _entry_at(ctxs[i], s)
+                            e2 = entry_at(i, s)
                             if e2 is not None:
                                 opts.append(e2)
                                 seen.add(round(s, 9))
-            opts.sort(key=lambda e: (-e.models, abs(e.s)))
+            opts.sort(key=lambda e: (-(len(e.charger_models) + len(e.target_models - tm)), abs(e.s)))
             for e in opts:
-                if not all(compatible(i, e, j, f) for j, f in placed):
+                if not all(compatible(i, e, j, f) and in_order(i, e, j, f) for j, f in placed):
                     continue
                 if not feasible(i, e):
                     continue
@@ -226,25 +249,49 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
 
 def _order(world: World, members: list[Member], ctxs: list[Context], assign: list[tuple[int, Entry]],
            target: str) -> tuple[dict[str, Placement], list[str]] | None:
-    idx = [i for i, _ in assign]
+    """A move order in which every charger's path is clear: earlier chargers stand in
+    their new places, later ones where they started. Only which chargers have moved
+    matters, so each (moved set, next charger) is tried once."""
     ent = dict(assign)
-    perms = itertools.permutations(idx) if len(idx) <= 5 else iter([tuple(idx)])
-    for perm in perms:
-        w2 = world.copy()
-        out: dict[str, Placement] = {}
-        ok = True
-        for i in perm:
+    idx = [i for i, _ in assign]
+    memo: dict[tuple[frozenset[int], int], Placement | None] = {}
+
+    def attempt(done: frozenset[int], i: int) -> Placement | None:
+        key = (done, i)
+        if key not in memo:
+            w2 = world.copy()
+            for j in done:
+                w2.put(ent[j].final)
             m = members[i]
-            ch: Block = w2.blocks[m.charger]
-            ctx = make_context(w2, ch, w2.blocks[target], ctxs[i].fr, m.allowed, False)
-            found = _best_approach(ctx, ent[i].s)
-            if found is None:
-                ok = False
-                break
-            ap, steps = found
-            pl = _placement(ctx, ent[i], ap, steps)
-            out[m.charger] = pl
-            w2.put(pl.final)
-        if ok:
-            return out, [members[i].charger for i in perm]
-    return None
+            ctx = make_context(w2, w2.blocks[m.charger], w2.blocks[target], ctxs[i].fr, m.allowed, False)
+            found = _best_approach(ctx, ent[i].s, limit=12)
+            memo[key] = None if found is None else _placement(ctx, ent[i], found[0], found[1])
+        return memo[key]
+
+    # try first the chargers that are already nearest to where they end
+    near_first = sorted(idx, key=lambda i: float(np.hypot(*(ctxs[i].charger.F - ent[i].final.F))))
+
+    def search(done: frozenset[int], order: list[int]) -> list[int] | None:
+        if len(order) == len(idx):
+            return order
+        for i in near_first:
+            if i in done:
+                continue
+            if attempt(done, i) is None:
+                continue
+            r = search(done | {i}, order + [i])
+            if r is not None:
+                return r
+        return None
+
+    order = search(frozenset(), [])
+    if order is None:
+        return None
+    out: dict[str, Placement] = {}
+    done: frozenset[int] = frozenset()
+    for i in order:
+        pl = attempt(done, i)
+        assert pl is not None
+        out[members[i].charger] = pl
+        done = done | {i}
+    return out, [members[i].charger for i in order]

@@ -396,6 +396,11 @@ def _rot_pts(P: np.ndarray, pivot: np.ndarray, ang: float) -> np.ndarray:
     return (P - pivot) @ rot2(ang).T + pivot
 
 
+def rot_pts(P: np.ndarray, pivot: np.ndarray, ang: float) -> np.ndarray:
+    """Points turned about ``pivot`` by ``ang`` radians."""
+    return _rot_pts(P, pivot, ang)
+
+
 def rot_sweep_gap(A: Shape, pivot: np.ndarray, delta: float, B: Shape) -> float:
     """Least signed distance between ``A`` turning about ``pivot`` by ``delta`` radians
     (counter-clockwise when positive) and the fixed ``B``; negative when they overlap at
@@ -665,3 +670,104 @@ def near_interval(A: Shape, d: np.ndarray, B: Shape, margin: float, kmax: float)
     if k1 is None:
         return None
     return k0, kmax - k1
+
+
+# ----------------------------------------------------------------------------- vectorised turn
+
+
+def _in_sweep_v(g: np.ndarray, b0: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """(inside?, signed turn) for angles g reached from starting angles b0."""
+    if delta >= 0:
+        t = np.mod(g - b0, TWO_PI)
+        wrapz = t >= TWO_PI - 1e-12
+        t = np.where(wrapz, 0.0, t)
+        return t <= delta + 1e-15, t
+    t = np.mod(b0 - g, TWO_PI)
+    wrapz = t >= TWO_PI - 1e-12
+    t = np.where(wrapz, 0.0, t)
+    return t <= -delta + 1e-15, -t
+
+
+def _arcs_vs_edges(c: np.ndarray, V: np.ndarray, delta: float, A: np.ndarray, B: np.ndarray
+                   ) -> tuple[np.ndarray, float]:
+    """Vertices V turning about c by delta against edges A->B: (event turns where an
+    arc meets an edge, least arc-edge distance)."""
+    W = V - c
+    rho = np.hypot(W[:, 0], W[:, 1])  # (n,)
+    beta = np.arctan2(W[:, 1], W[:, 0])
+    # arc ends against the edges
+    ca, sa = math.cos(delta), math.sin(delta)
+    V1 = np.stack([W[:, 0] * ca - W[:, 1] * sa, W[:, 0] * sa + W[:, 1] * ca], axis=1) + c
+    E = B - A  # (m,2)
+    L2 = np.einsum("ij,ij->i", E, E)
+    L2s = np.where(L2 == 0, 1.0, L2)
+
+    def pseg(P: np.ndarray) -> np.ndarray:  # (k,2) -> (k,m)
+        AP = P[:, None, :] - A[None, :, :]
+        t = np.clip(np.einsum("kmj,mj->km", AP, E) / L2s, 0.0, 1.0)
+        d = AP - t[..., None] * E[None]
+        return np.hypot(d[..., 0], d[..., 1])
+
+    best = float(min(pseg(V).min(), pseg(V1).min()))
+    # edge ends against the arc interiors
+    for Q in (A,):
+        Wq = Q - c
+        dq = np.hypot(Wq[:, 0], Wq[:, 1])  # (m,)
+        gq = np.arctan2(Wq[:, 1], Wq[:, 0])
+        inside, _ = _in_sweep_v(gq[None, :], beta[:, None], delta)  # (n,m)
+        dd = np.abs(dq[None, :] - rho[:, None])
+        if np.any(inside):
+            best = min(best, float(dd[inside].min()))
+    # the edges' lines against the circles
+    tf = np.einsum("mj,mj->m", c[None, :] - A, E) / L2s  # (m,)
+    foot = A + tf[:, None] * E
+    hv = foot - c
+    h = np.hypot(hv[:, 0], hv[:, 1])  # (m,)
+    gf = np.arctan2(hv[:, 1], hv[:, 0])
+    okf = (tf >= 0) & (tf <= 1) & (h > 0)
+    ins, _ = _in_sweep_v(gf[None, :], beta[:, None], delta)  # (n,m)
+    outside = h[None, :] >= rho[:, None]
+    cand = np.where(ins & okf[None, :] & outside, h[None, :] - rho[:, None], np.inf)
+    best = min(best, float(cand.min()))
+    # crossings of circles with the edges
+    with np.errstate(invalid="ignore"):
+        half = np.sqrt(np.maximum(0.0, rho[:, None] ** 2 - h[None, :] ** 2)) / np.sqrt(L2s)[None, :]
+    events: list[float] = []
+    cross = (h[None, :] <= rho[:, None] + 1e-12) & (L2[None, :] > 0) & (rho[:, None] > 0)
+    for sgn in (-1.0, 1.0):
+        tt = tf[None, :] + sgn * half  # (n,m)
+        onseg = (tt >= -1e-12) & (tt <= 1 + 1e-12) & cross
+        if not np.any(onseg):
+            continue
+        q = A[None, :, :] + tt[..., None] * E[None, :, :]
+        g = np.arctan2(q[..., 1] - c[1], q[..., 0] - c[0])
+        ins2, turn = _in_sweep_v(g, beta[:, None], delta)
+        hit = onseg & ins2
+        if np.any(hit):
+            events += turn[hit].tolist()
+            best = 0.0
+    return np.asarray(events), best
+
+
+def rot_sweep_gap_v(A: Shape, pivot: np.ndarray, delta: float, B: Shape) -> float:
+    """Vectorised :func:`rot_sweep_gap` (polygon B; capsules fall back)."""
+    if B.kind != "poly" or A.kind != "poly":
+        return rot_sweep_gap(A, pivot, delta, B)
+    assert A.V is not None and B.V is not None
+    g0 = poly_gap(A.V, B.V)
+    if g0 < -TOL or delta == 0:
+        return g0
+    P, Q = A.V, B.V
+    Pn, Qn = np.concatenate([P[1:], P[:1]]), np.concatenate([Q[1:], Q[:1]])
+    ev1, d1 = _arcs_vs_edges(pivot, P, delta, Q, Qn)
+    ev2, d2 = _arcs_vs_edges(pivot, Q, -delta, P, Pn)
+    events = sorted(set([0.0, delta] + ev1.tolist() + [-e for e in ev2.tolist()]), key=abs)
+    for e0, e1 in zip(events, events[1:], strict=False):
+        mid = (e0 + e1) / 2
+        g = poly_gap(_rot_pts(P, pivot, mid), Q)
+        if g < -TOL:
+            return g
+    gend = poly_gap(_rot_pts(P, pivot, delta), Q)
+    if gend < -TOL:
+        return gend
+    return min(g0, gend, d1, d2)

@@ -42,7 +42,9 @@ def _strict_obstacles(world: World, mover: Block, ignore: set[str] = frozenset()
         if ob.cls == "enemy" and sp is None:
             out.append(Obstacle(ob.uid, ob.cls, ob.shape, m, False))
         else:
-            out.append(ob)
+            # bisection ends at the boundary: keep a few tolerances of clearance so
+            # that an independent check never sees a touch as an overlap
+            out.append(Obstacle(ob.uid, ob.cls, ob.shape, max(ob.min_gap, 4 * TOL), ob.strict))
     return out
 
 

@@ -13,7 +13,16 @@ from ...geometry.shapes import TOL, ConvexPolygon, make_polygon_parts
 from ...scenario import inch as scen_inch
 from ...scenario import mm_per_unit
 from .block import Block, block_from_unit
-from .geom import Shape, gap, near, rot_sweep_extent, rot_sweep_gap, sweep_translate, unit
+from .geom import (
+    Shape,
+    gap,
+    near,
+    rot_pts,
+    rot_sweep_extent,
+    rot_sweep_gap_v,
+    sweep_translate,
+    unit,
+)
 
 
 @dataclass(frozen=True)
@@ -263,11 +272,18 @@ class World:
                 if board and not self.on_board_box(rot_sweep_extent(sh, piv, ang)):
                     return Blocked("board", "board", i, -1.0)
                 reach = _reach(sh, piv)
+                end_sh = Shape("poly", V=rot_pts(sh.V, piv, ang))
                 for ob in obstacles:
                     c, r = ob.shape.bbox_circle()
                     if float(np.hypot(*(c - piv))) - r > reach + ob.min_gap + 10 * TOL:
                         continue
-                    g = rot_sweep_gap(sh, piv, ang, ob.shape)
+                    # quick accept: no point moves more than reach * |ang| / 2 from
+                    # the nearer of the start and end poses
+                    g0 = gap(sh, ob.shape)
+                    g1 = gap(end_sh, ob.shape)
+                    if ob.ok(min(g0, g1) - reach * abs(ang) / 2) and min(g0, g1) - reach * abs(ang) / 2 > ob.min_gap + TOL:
+                        continue
+                    g = rot_sweep_gap_v(sh, piv, ang, ob.shape)
                     if not ob.ok(g):
                         return Blocked(ob.uid, ob.cls, i, g)
             cur = nxt

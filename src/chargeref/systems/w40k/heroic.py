@@ -80,7 +80,7 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
             lo, hi = 0.0, budget * scale
             field = planner.field(m.fp, budget=budget + 1e-9)
 
-            def ok(s: float) -> bool:
+            def ok(s: float, m=m, v=v, field=field) -> bool:  # noqa: ANN001
                 p = m.xy + v * s
                 fp = m.fp.moved_to(p)
                 if s > 0 and field.cost(p[None])[0] > s + 1e-6:
