@@ -46,6 +46,9 @@ from .world import Blocked, Obstacle, Step, World
 DELTA_GRID = np.arange(2.0, 90.0, 2.0)
 #: how many candidate offsets of one score level are tried for the shortest approach
 LEVEL_TRIES = 16
+#: the charged unit is only turned when the charger is short of alignment by at least
+#: this many degrees (a smaller turn is not a real obstruction, only a touch)
+MIN_TARGET_TURN = 0.5
 
 
 @dataclass
@@ -457,7 +460,9 @@ def make_context(world: World, ch: Block, tgt: Block, fr: Facing, allowed: froze
     return Context(world, ch, tgt, fr, obst, allowed, touch_any)
 
 
-def _entries(ctx: Context) -> list[Entry]:
+def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
+    """Candidate ends that are free where they stand; ends blocked there (by terrain or
+    units) go to ``blocked``: the charged unit may still turn to meet the charger."""
     ch, fr, tgt = ctx.charger, ctx.fr, ctx.target
     prof = target_profile(tgt, fr)
     out: list[Entry] = []
@@ -468,6 +473,7 @@ def _entries(ctx: Context) -> list[Entry]:
             ctx.note("board", "board")
             continue
         bad = None
+        bad_gap = 0.0
         extra: set[str] = set()
         for ob in ctx.obstacles:
             if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
@@ -479,12 +485,17 @@ def _entries(ctx: Context) -> list[Entry]:
                     break
                 continue
             if not ob.ok(g):
-                bad = ob
+                bad, bad_gap = ob, g
                 break
             if ob.cls in ("target", "enemy") and g <= TOL:
                 extra.add(ob.uid)
         if bad is not None:
             ctx.note("end_blocked", bad.uid)
+            # only an end that something stands in (not one that merely touches an
+            # enemy) may be reached by turning the charged unit instead
+            if blocked is not None and bad.uid != tgt.id and bad_gap < -TOL:
+                cm, tm = count_1d(ch, s, prof)
+                blocked.append(Entry(s, frozenset(extra), len(cm) + len(tm), cm, tm, fin))
             continue
         cm, tm = count_1d(ch, s, prof)
         cmodels = set(cm)
@@ -557,10 +568,11 @@ def _placement(ctx: Context, e: Entry, ap: Approach, steps: list[Step], tsteps: 
 
 def plan(ctx: Context, allow_rotation: bool = True) -> Placement | PlanFailure:
     """The lexicographically best reachable end (see the module docstring)."""
-    entries = _entries(ctx)
-    if not entries:
+    blocked: list[Entry] = []
+    entries = _entries(ctx, blocked)
+    if not entries and not (allow_rotation and blocked):
         return _failure(ctx, "no_room")
-    levels = sorted({len(e.extra) for e in entries})
+    levels = sorted({len(e.extra) for e in entries} | ({len(e.extra) for e in blocked} if allow_rotation else set()))
     for lv in levels:
         at = [e for e in entries if len(e.extra) == lv]
         by_models: dict[int, list[Entry]] = {}
@@ -583,7 +595,7 @@ def plan(ctx: Context, allow_rotation: bool = True) -> Placement | PlanFailure:
             if best is not None:
                 return _placement(ctx, best[1], best[2], best[3])
         if allow_rotation:
-            rot = _rotation_plan(ctx, at)
+            rot = _rotation_plan(ctx, at + [e for e in blocked if len(e.extra) == lv])
             if rot is not None:
                 return rot
     return _failure(ctx, "no_path")
@@ -628,9 +640,11 @@ def _rotation_plan(ctx: Context, entries: list[Entry]) -> Placement | None:
                     if abs(t) < abs(can):
                         can = t
             ch_turn = math.degrees(can)
+            if abs(ch_turn) < 1e-4:
+                ch_turn = 0.0  # touching already: it cannot turn at all
             rest = ap.delta - ch_turn
-            if abs(rest) < 1e-9:
-                continue  # it could align alone: not a rotation case
+            if abs(rest) < MIN_TARGET_TURN:
+                continue  # it (all but) aligns alone: not a case for turning the target
             piv = (float(ap.pivot[0]), float(ap.pivot[1]))
             csteps = pre + ([Step("turn", ch_turn, pivot=piv, label="align")] if abs(ch_turn) > 1e-12 else [])
             ch_fin = pre_b.turned(ap.pivot, ch_turn) if abs(ch_turn) > 1e-12 else pre_b
@@ -717,6 +731,13 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
             return ap.distance, ap, steps
         if seen > 400:
             break
+    # no flush end the charger can reach by itself: a charge that needs the charged
+    # unit to turn is measured to the contact
+    pl = plan(ctx)
+    if isinstance(pl, Placement) and pl.target_steps:
+        ap = Approach(pl.s, pl.align + pl.target_turn, pl.wheel, 0.0, 0.0, pl.distance,
+                      None if pl.pivot is None else np.asarray(pl.pivot))
+        return pl.distance, ap, pl.steps
     return None
 
 

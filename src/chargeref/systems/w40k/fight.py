@@ -76,7 +76,7 @@ from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint
 from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import require_unit
-from .solver import StraightLines, offset_spots, sd_many
+from .solver import StraightLines, coherency_adjacency, offset_spots, sd_many
 from .world import Model, World, build_world
 
 #: Pile-in and consolidation move, in inches.
@@ -736,22 +736,8 @@ class _Mover:
     # ---------------------------------------------------------------- the unit
     def _mates_graph(self, q: str | None, plan: _Plan) -> tuple[list[Model], np.ndarray]:
         """The unit's models other than ``q`` and their coherency adjacency."""
-        r = self.w.rules
         ms = [m for m in self.models if m.id != q]
-        n = len(ms)
-        P = np.array([plan.pos[m.id] for m in ms]).reshape(-1, 2)
-        Z = np.array([plan.z[m.id] for m in ms])
-        if all(m.fp.is_disc for m in ms):
-            rad = np.array([m.fp.radius for m in ms])
-            sd = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
-        else:
-            sd = np.full((n, n), np.inf)
-            for i in range(n):
-                fi = ms[i].fp.moved_to(P[i])
-                for j in range(i + 1, n):
-                    sd[i, j] = sd[j, i] = float(sd_many(ms[j].fp, P[j][None], fi)[0])
-        adj = (sd <= r.coh + TOL) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v + TOL)
-        np.fill_diagonal(adj, False)
+        adj = coherency_adjacency(ms, plan.pos, plan.z, self.w.rules, slack=TOL)
         return ms, adj
 
     @staticmethod

@@ -975,13 +975,12 @@ class ChargeProblem:
         return self.field(m).path((float(g[0]), float(g[1])))
 
 
-def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
-    """One connected group with links within 2"/5"; two links each when required."""
+def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict[str, float], r, slack: float = 0.0) -> np.ndarray:  # noqa: ANN001
+    """Which pairs of models are within coherency (2" horizontally, 5" vertically) at the
+    given positions: exact distances, one matrix for round bases."""
     n = len(models)
-    if n <= 1:
-        return True
-    P = np.array([pl.pos[m.id] for m in models])
-    Z = np.array([pl.z[m.id] for m in models])
+    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
+    Z = np.array([z[m.id] for m in models])
     if all(m.fp.is_disc for m in models):
         rad = np.array([m.fp.radius for m in models])
         sd = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
@@ -990,9 +989,18 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
         for i in range(n):
             fi = models[i].fp.moved_to(P[i])
             for j in range(i + 1, n):
-                sd[i, j] = sd[j, i] = sd_many(models[j].fp, P[j][None], fi)[0]
-    adj = (sd <= r.coh) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v)
+                sd[i, j] = sd[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
+    adj = (sd <= r.coh + slack) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v + slack)
     np.fill_diagonal(adj, False)
+    return adj
+
+
+def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
+    """One connected group with links within 2"/5"; two links each when required."""
+    n = len(models)
+    if n <= 1:
+        return True
+    adj = coherency_adjacency(models, pl.pos, pl.z, r)
     if np.any(adj.sum(axis=1) < (2 if two else 1)):
         return False
     seen = np.zeros(n, dtype=bool)
