@@ -27,6 +27,9 @@ def test_example_1a_seven_charges_with_tokens_nine_forces_the_legal_spot(name):
     scen = load_scenario(WALLS / name)
     need = S.needed(scen, ChargeRequest("A", ("B",)))
     assert need.roll == 7  # what the open-field charge needs (6.3" to engagement range)
+    # never below the proven straight-line bound, even though token models move only 5.7"
+    assert need.distance >= need.lower_bound - 1e-9
+    assert need.distance == pytest.approx(6.3, abs=0.01)
     r6 = rule(scen, 6)
     assert not r6.success and r6.moves == []
     for roll in (7, 8):

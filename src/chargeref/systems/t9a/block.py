@@ -71,6 +71,7 @@ class Block:
     flags: frozenset[str] = frozenset()
     keywords: frozenset[str] = frozenset()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     # ------------------------------------------------------------------ frame
     @property
@@ -124,10 +125,15 @@ class Block:
         return {"FL": F + lv * hw, "FR": F - lv * hw, "RR": F - lv * hw - f * d, "RL": F + lv * hw - f * d}
 
     def shape(self) -> Shape:
-        if self.round:
-            return Shape.disc(self.centre, self.radius)
-        c = self.corners()
-        return Shape.poly(np.stack([c["FL"], c["RL"], c["RR"], c["FR"]]))
+        sh = self._cache.get("shape")
+        if sh is None:
+            if self.round:
+                sh = Shape.disc(self.centre, self.radius)
+            else:
+                c = self.corners()
+                sh = Shape.poly(np.stack([c["FL"], c["RL"], c["RR"], c["FR"]]))
+            self._cache["shape"] = sh
+        return sh
 
     def located_point(self) -> np.ndarray:
         """The point that decides which arc of another unit this unit is located in."""

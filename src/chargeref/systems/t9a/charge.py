@@ -32,6 +32,7 @@ an exposed target model, and the middle of each interval between those.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,15 +232,21 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
             "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
 
 
-def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Approach]:
-    out = []
-    for i in np.nonzero(r["ok"])[0]:
+def _iter_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> Iterator[Approach]:
+    """The existing approaches of a solve, shortest first (built lazily)."""
+    idx = np.nonzero(r["ok"])[0]
+    if len(idx) == 0:
+        return
+    order = idx[np.lexsort((np.abs(r["D"][idx]), np.round(r["dist"][idx], 9)))]
+    for i in order:
         delta = float(r["D"][i])
         P = None if delta == 0 else fr.pt(float(r["xp"][i]))
-        out.append(Approach(float(r["S"][i]), delta, float(r["theta"][i]), float(r["d1"][i]), float(r["d2"][i]),
-                            float(r["dist"][i]), P))
-    out.sort(key=lambda a: (round(a.distance, 9), abs(a.delta)))
-    return out
+        yield Approach(float(r["S"][i]), delta, float(r["theta"][i]), float(r["d1"][i]), float(r["d2"][i]),
+                       float(r["dist"][i]), P)
+
+
+def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Approach]:
+    return list(_iter_approaches(ch, fr, r))
 
 
 def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
@@ -696,10 +703,10 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     if ch.round:
         lo, hi = contact_range(ch, fr)
         x, _ = fr.local(ch.centre)
-        cands: list[Approach] = []
+        cands: Iterable[Approach] = []
         for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb))):
-            cands += approaches(ch, fr, s, tb)
-        cands.sort(key=lambda a: a.distance)
+            cands = list(cands) + approaches(ch, fr, s, tb)
+        cands = sorted(cands, key=lambda a: a.distance)
     else:
         co = np.asarray(candidate_offsets(ch, fr, prof, tb))
         Ss = [tb.A, tb.B]
@@ -708,7 +715,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
             dd = tb.deltas_at(float(s))
             Ss.append(np.full(len(dd), s))
             Ds.append(dd)
-        cands = _to_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
+        cands = _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
     seen = 0
     tried: set[tuple[float, float]] = set()
     others = [o for o in ctx.obstacles if o.uid != ctx.target.id]

@@ -139,7 +139,7 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
     def feasible(i: int, e: Entry) -> bool:
         key = (i, round(e.s, 9))
         if key not in feas:
-            feas[key] = _best_approach(ctxs[i], e.s) is not None
+            feas[key] = _best_approach(ctxs[i], e.s, limit=12) is not None
         return feas[key]
 
     def entry_at(i: int, s: float) -> Entry | None:

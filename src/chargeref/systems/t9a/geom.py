@@ -56,7 +56,8 @@ def angle_of(v: np.ndarray) -> float:
 
 def ccw(V: np.ndarray) -> np.ndarray:
     V = np.asarray(V, dtype=float)
-    area = float(np.sum(V[:, 0] * np.roll(V[:, 1], -1) - np.roll(V[:, 0], -1) * V[:, 1]))
+    x, y = V[:, 0], V[:, 1]
+    area = float(x[:-1] @ y[1:] - x[1:] @ y[:-1] + x[-1] * y[0] - x[0] * y[-1])
     return V if area >= 0 else V[::-1].copy()
 
 
@@ -114,10 +115,18 @@ class Shape:
         return self.kind == "cap" and self.a is not None and self.b is not None and bool(np.all(self.a == self.b))
 
     def bbox_circle(self) -> tuple[np.ndarray, float]:
+        bc = self.__dict__.get("_bc")
+        if bc is None:
+            bc = self._bbox_circle()
+            self.__dict__["_bc"] = bc
+        return bc
+
+    def _bbox_circle(self) -> tuple[np.ndarray, float]:
         if self.kind == "poly":
             assert self.V is not None
             c = self.V.mean(axis=0)
-            return c, float(np.max(np.linalg.norm(self.V - c, axis=1)))
+            d = self.V - c
+            return c, float(np.sqrt(np.max(d[:, 0] ** 2 + d[:, 1] ** 2)))
         assert self.a is not None and self.b is not None
         c = (self.a + self.b) / 2
         return c, float(np.linalg.norm(self.b - self.a)) / 2 + self.r

@@ -261,27 +261,32 @@ class Phase:
                 return
         else:
             d.facing = self._facing(ch, tgt)
-            ctx = self._context(wdec, ch, tgt, d.facing, frozenset(), touch_any=True)
-            pl = plan(ctx)
-            if isinstance(pl, PlanFailure):
-                if self._blocked_path_allowed(wdec, ch, tgt, d.facing):
-                    d.blocked_path = True
-                    d.events.append({"event": "blocked_path", "why": pl.code})
-                    d.reasons.append(reason("blocked_path", f"{ch.id} cannot charge {tgt.id} normally only because of unengaged enemy units (or those with impassable terrain, or the board edge): it will move straight ahead (Blocked Path)"))
+            # a clear way to the facing that touches no other enemy settles it at once
+            ctx0 = self._context(wdec, ch, tgt, d.facing, frozenset())
+            nd = self._needed(ctx0)
+            if nd is None:
+                ctx = self._context(wdec, ch, tgt, d.facing, frozenset(), touch_any=True)
+                pl = plan(ctx)
+                if isinstance(pl, PlanFailure):
+                    if self._blocked_path_allowed(wdec, ch, tgt, d.facing):
+                        d.blocked_path = True
+                        d.events.append({"event": "blocked_path", "why": pl.code})
+                        d.reasons.append(reason("blocked_path", f"{ch.id} cannot charge {tgt.id} normally only because of unengaged enemy units (or those with impassable terrain, or the board edge): it will move straight ahead (Blocked Path)"))
+                    else:
+                        d.eligible = False
+                        d.reasons.append(reason(pl.code, f"{ch.id} cannot complete a charge against {tgt.id}'s {d.facing} facing: {pl.message}",
+                                                witness={"blockers": pl.blockers, "attempts": pl.counts}))
+                        return
                 else:
-                    d.eligible = False
-                    d.reasons.append(reason(pl.code, f"{ch.id} cannot complete a charge against {tgt.id}'s {d.facing} facing: {pl.message}",
-                                            witness={"blockers": pl.blockers, "attempts": pl.counts}))
-                    return
-            else:
-                unavoidable = sorted(pl.extra)
-                if unavoidable:
-                    chosen = [t for t in d.spec.targets[1:] if t in self.world.blocks]
-                    d.secondaries = chosen or unavoidable
-                    d.events.append({"event": "multiple_charge", "unavoidable": unavoidable, "secondaries": d.secondaries})
+                    unavoidable = sorted(pl.extra)
+                    if unavoidable:
+                        chosen = [t for t in d.spec.targets[1:] if t in self.world.blocks]
+                        d.secondaries = chosen or unavoidable
+                        d.events.append({"event": "multiple_charge", "unavoidable": unavoidable, "secondaries": d.secondaries})
+                if not d.blocked_path:
+                    ctx2 = self._context(wdec, ch, tgt, d.facing, frozenset(d.secondaries))
+                    nd = self._needed(ctx2)
             if not d.blocked_path:
-                ctx2 = self._context(wdec, ch, tgt, d.facing, frozenset(d.secondaries))
-                nd = self._needed(ctx2)
                 if nd is None:
                     d.eligible = False
                     d.reasons.append(reason("path_blocked", f"no clear charge move of {ch.id} reaches {tgt.id}"))
@@ -310,11 +315,15 @@ class Phase:
         terr = frozenset(t for t, _ in w.terrain)
 
         def feasible(ignore: frozenset[str], board: bool = True) -> bool:
+            # the world without those units and terrain (for the charged unit's own
+            # turn as much as for the charger)
             w2 = w.copy()
+            for uid in ignore:
+                w2.remove(uid)
+            w2.terrain = [(t, sh) for t, sh in w2.terrain if t not in ignore]
             if not board:
-                w2.board = (1e6, 1e6)
-                # shift nothing: a huge board simply has no edge nearby
-            ctx = self._context(w2, ch, tgt, facing, frozenset(), touch_any=False, ignore=ignore)
+                w2.board = (1e6, 1e6)  # no edge anywhere near
+            ctx = self._context(w2, w2.blocks[ch.id], w2.blocks[tgt.id], facing, frozenset(), touch_any=False)
             return isinstance(plan(ctx, allow_rotation=True), Placement)
 
         if others and feasible(others):

@@ -169,6 +169,11 @@ class W40k:
         def feasible(R: float) -> Placement | None:
             return self.solve_any(prob, bare, R, improve=False)[0]
 
+        def dist_of(p: Placement, R: float) -> float:
+            # a walls-rule placement can be shorter than the open-field move the rule
+            # still requires: its distance is the roll level that was tested
+            return R if any(v == "token" for v in p.via.values()) else p.max_cost
+
         if lb > cap + EPS or not prob.reachable_targets(cap, tokens).all():
             return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
         lo_roll = max(1, math.ceil(lb - 1e-6))
@@ -199,21 +204,21 @@ class W40k:
             first = feasible(float(costs[i0]))
             if first is not None:
                 best = first
-                dist = first.max_cost
+                dist = dist_of(first, float(costs[i0]))
             else:
                 lo, hi = i0, len(costs) - 1
-                dist = best.max_cost
+                dist = dist_of(best, float(roll))
                 for _ in range(10):
                     if lo + 1 >= hi:
                         break
                     mid = (lo + hi) // 2
                     p = feasible(float(costs[mid]))
                     if p is not None:
-                        hi, best, dist = mid, p, p.max_cost
+                        hi, best, dist = mid, p, dist_of(p, float(costs[mid]))
                     else:
                         lo = mid
         else:
-            dist = best.max_cost
+            dist = dist_of(best, float(roll))
         # a later search can find a cheaper placement than the bisection saw (its spots
         # grow as it works); the placement is remembered, so the roll can come down
         roll = max(lo_roll, min(roll, math.ceil(dist - 1e-6)))
