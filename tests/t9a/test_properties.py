@@ -5,6 +5,7 @@ not change the verdict."""
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from build import SYSTEM, scen, unit
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 from chargeref.systems import ChargeRequest
 from chargeref.testing import assert_legal_charge
 
+#: examples per property (raise with T9A_EXAMPLES=400 for a longer run)
+EXAMPLES = int(os.environ.get("T9A_EXAMPLES", "60"))
 BOARD = 120.0
 C = BOARD / 2
 
@@ -57,7 +60,7 @@ def legal(s) -> bool:
     return not SYSTEM.problems(s)
 
 
-@settings(max_examples=int(__import__("os").environ.get("T9A_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(placements())
 def test_ruling_passes_validator(p):
     s = build(p)
@@ -75,7 +78,7 @@ def verdict(r):
 MIRROR = {"left": "right", "right": "left", "front": "front", "rear": "rear", None: None}
 
 
-@settings(max_examples=int(__import__("os").environ.get("T9A_EXAMPLES", "30")) // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(placements(), st.floats(0, 360))
 def test_turning_and_mirroring_the_table_keeps_the_verdict(p, rot):
     s0 = build(p)

@@ -169,7 +169,9 @@ def test_gap_mode_measures_closest_distance():
 
 def test_charging_a_fleeing_unit_destroys_it():
     s = scen([unit("A", 1, (24, 26), 270, 5, 10), unit("E", 2, (24, 20), 270, 5, 10, flags=["fleeing"])])
-    r = charge(s, "A", "E", dice=(5, 5))
+    # charged again, the fleeing unit must flee again (1 + 1 = 2"), then it is caught
+    r = charge(s, "A", "E", dice=(5, 5), reaction_dice=(1, 1), seed=7)
+    assert next(e for e in r.details["events"] if e["event"] == "flee")["rolled"] == 2
     assert r.procedure == "fleeing_target" and r.success
     assert all(u["id"] != "E" for u in r.after["units"])
     a = next(u for u in r.after["units"] if u["id"] == "A")

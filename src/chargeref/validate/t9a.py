@@ -98,7 +98,7 @@ class VBlock:
             c = self.centre
             return Footprint((Disc((float(c[0]), float(c[1])), self.bw / 2),), "round", (float(c[0]), float(c[1])))
         c = self.centre
-        poly = rect_polygon(c, self.width, self.depth, math.radians(self.facing))
+        poly = rect_polygon((float(c[0]), float(c[1])), self.width, self.depth, math.radians(self.facing))
         return Footprint((poly,), "rect", (float(c[0]), float(c[1])))
 
     def centres(self) -> np.ndarray:

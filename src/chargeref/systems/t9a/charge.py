@@ -169,8 +169,8 @@ def contact_range(ch: Block, fr: Facing) -> tuple[float, float]:
 def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple[frozenset[int], frozenset[str]]:
     if ch.round:
         lo, hi = s - ch.radius, s + ch.radius
-        tm = frozenset(j for j, a, b in prof if max(a, lo) <= min(b, hi) + TOL)
-        return (frozenset({0}) if tm else frozenset()), tm
+        rtm = frozenset(j for j, a, b in prof if max(a, lo) <= min(b, hi) + TOL)
+        return (frozenset({0}) if rtm else frozenset()), rtm
     w, bw = ch.width, ch.bw
     cm: set[int] = set()
     tm: set[str] = set()
@@ -308,7 +308,23 @@ class ReachTable:
         return bool(np.any((self.A - 1e-9 <= s) & (s <= self.B + 1e-9)))
 
 
+_REACH_CACHE: dict[tuple[float, ...], ReachTable] = {}
+
+
 def reach_table(ch: Block, fr: Facing) -> ReachTable:
+    """The reach table of a charger against a facing (cached: it depends only on the
+    charger's pose and width and on the facing)."""
+    key = (ch.front[0], ch.front[1], ch.facing, ch.width, float(ch.round), float(fr.mid[0]), float(fr.mid[1]),
+           float(fr.n[0]), float(fr.n[1]), fr.length)
+    tb = _REACH_CACHE.get(key)
+    if tb is None:
+        if len(_REACH_CACHE) > 256:
+            _REACH_CACHE.clear()
+        tb = _REACH_CACHE[key] = _reach_table(ch, fr)
+    return tb
+
+
+def _reach_table(ch: Block, fr: Facing) -> ReachTable:
     lo, hi = contact_range(ch, fr)
     if ch.round:
         return ReachTable(np.zeros(1), np.array([lo]), np.array([hi]))

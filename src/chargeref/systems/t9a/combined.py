@@ -21,6 +21,7 @@ import numpy as np
 
 from ...geometry.shapes import TOL
 from .charge import (
+    Approach,
     Context,
     Entry,
     Placement,
@@ -35,7 +36,7 @@ from .charge import (
     target_profile,
 )
 from .geom import gap, near
-from .world import World
+from .world import Step, World
 
 MAX_ASSIGNMENTS = 6
 
@@ -134,12 +135,16 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
         entries.append(es)
     k = len(members)
     feas: dict[tuple[int, float], bool] = {}
+    found_steps: dict[tuple[int, float], tuple[Approach, list[Step]]] = {}
     at_cache: dict[tuple[int, float], Entry | None] = {}
 
     def feasible(i: int, e: Entry) -> bool:
         key = (i, round(e.s, 9))
         if key not in feas:
-            feas[key] = _best_approach(ctxs[i], e.s, limit=12) is not None
+            f = _best_approach(ctxs[i], e.s, limit=12)
+            feas[key] = f is not None
+            if f is not None:
+                found_steps[key] = f
         return feas[key]
 
     def entry_at(i: int, s: float) -> Entry | None:
@@ -182,7 +187,8 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             if i == k:
                 key = (eng, cm + len(tm))
                 sig = tuple((j, round(e.s, 9)) for j, e in placed)
-                if key > best["key"] and sig not in excluded:  # type: ignore[operator]
+                # reachability is checked only for would-be improvements (cached)
+                if key > best["key"] and sig not in excluded and all(feasible(j, e) for j, e in placed):  # type: ignore[operator]
                     best["key"] = key
                     best["assign"] = list(placed)
                 return
@@ -205,7 +211,7 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             for e in opts:
                 if not all(compatible(i, e, j, f) and in_order(i, e, j, f) for j, f in placed):
                     continue
-                if not feasible(i, e):
+                if (i, round(e.s, 9)) in feas and not feas[(i, round(e.s, 9))]:
                     continue
                 dfs(i + 1, placed + [(i, e)], tm | e.target_models, cm + len(e.charger_models), eng + 1)
             dfs(i + 1, placed, tm, cm, eng)
@@ -215,7 +221,7 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
         if assign is None:
             break
         assert isinstance(assign, list)
-        done = _order(world, members, ctxs, assign, target)
+        done = _order(world, members, ctxs, assign, target, found_steps)
         if done is not None:
             placements, order = done
             unplaced = {}
@@ -248,7 +254,8 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
 
 
 def _order(world: World, members: list[Member], ctxs: list[Context], assign: list[tuple[int, Entry]],
-           target: str) -> tuple[dict[str, Placement], list[str]] | None:
+           target: str, known: dict[tuple[int, float], tuple[Approach, list[Step]]] | None = None
+           ) -> tuple[dict[str, Placement], list[str]] | None:
     """A move order in which every charger's path is clear: earlier chargers stand in
     their new places, later ones where they started. Only which chargers have moved
     matters, so each (moved set, next charger) is tried once."""
@@ -264,7 +271,16 @@ def _order(world: World, members: list[Member], ctxs: list[Context], assign: lis
                 w2.put(ent[j].final)
             m = members[i]
             ctx = make_context(w2, w2.blocks[m.charger], w2.blocks[target], ctxs[i].fr, m.allowed, False)
-            found = _best_approach(ctx, ent[i].s, limit=12)
+            ctx._table = ctxs[i].table  # the same charger and facing: the same reach
+            found = None
+            k0 = (i, round(ent[i].s, 9))
+            if known and k0 in known:
+                # the way found with the others out of the way, if it is still clear
+                ap, steps = known[k0]
+                if w2.check_steps(ctx.charger, steps, ctx.obstacles, skip_path=ctx.charger.flying) is None:
+                    found = (ap, steps)
+            if found is None:
+                found = _best_approach(ctx, ent[i].s, limit=12)
             memo[key] = None if found is None else _placement(ctx, ent[i], found[0], found[1])
         return memo[key]
 

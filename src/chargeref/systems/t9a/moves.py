@@ -259,7 +259,9 @@ def flee_move(world: World, u: Block, away_from: np.ndarray, rolled: float) -> F
     steps = [s for s in (pivot, Step("forward", k, label="flee")) if not (s.kind == "turn" and s.amount == 0)]
     # what the move passes through (the pivot and the straight part)
     sweep = sweep_translate(sh, d * k)
-    fr_, en_, te_ = [], [], []
+    fr_: list[str] = []
+    en_: list[str] = []
+    te_: list[str] = []
     for oid, cls, osh in others:
         through = gap(sweep, osh) < -TOL
         if not through and turn and sh.kind == "poly":

@@ -438,6 +438,11 @@ class Phase:
         info["event"] = label
         d.events.append(info)
         self.last_centre[u.id] = after.centre
+        for other in self.decl:
+            if other.target == u.id:
+                # a charge at a fleeing unit may touch any facing of it
+                other.facing = None
+                other.target_fleeing = True
         if fr.destroyed:
             self.world.remove(u.id)
             self.destroyed.add(u.id)
@@ -616,6 +621,13 @@ class Phase:
                     "rotated_by": res.rotated_by}
             for cid in res.order:
                 self._apply_placement(byc[cid], res.placements[cid], rolls[byc[cid].index], combined=comb)
+            # every charger of the group reports the priorities of the finished combat
+            if res.order:
+                final = self._priorities(res.placements[res.order[-1]], comb)
+                for cid in res.order:
+                    rl = byc[cid].ruling
+                    if rl is not None:
+                        rl.details["priorities"] = final
             for cid, fail in res.unplaced.items():
                 later.insert(0, (byc[cid], "impossible", f"{cid} cannot fit against {target} alongside the other chargers ({fail.message})"))
         # charges that cannot be completed move last (seed 001: impossible and failed

@@ -44,7 +44,7 @@ def priorities(before: Any, after: Any, chargers: list[str], target: str,
         rot = abs(wrap_deg(wa.blocks[target].facing - wb.blocks[target].facing))
     mods = models_in_contact(cs)
     mine = {m for m in mods if m.rsplit(".", 1)[0] in ids}
-    out = {
+    out: dict[str, Any] = {
         "other_enemy_units": len(others),
         "charging_units_engaged": len(engaged),
         "target_rotation": round(rot, 9),

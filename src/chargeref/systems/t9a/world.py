@@ -272,6 +272,7 @@ class World:
                 if board and not self.on_board_box(rot_sweep_extent(sh, piv, ang)):
                     return Blocked("board", "board", i, -1.0)
                 reach = _reach(sh, piv)
+                assert sh.V is not None
                 end_sh = Shape("poly", V=rot_pts(sh.V, piv, ang))
                 for ob in obstacles:
                     c, r = ob.shape.bbox_circle()
