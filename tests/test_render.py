@@ -395,16 +395,17 @@ def test_warmaster_stands() -> None:
 
 
 def test_warmaster_first_stand() -> None:
-    moves = [{"id": "Cav.1", "from": [80, 42], "to": [88, 57], "distance": 17.0, "contacts": ["Orcs.2"]},
-             {"id": "Cav#2", "from": [82, 42], "to": [86, 57], "distance": 15.5}]
+    # stands are counted from 0, as the Warmaster solver names them
+    moves = [{"id": "Cav.0", "from": [80, 42], "to": [88, 57], "distance": 17.0, "contacts": ["Orcs.1"]},
+             {"id": "Cav#1", "from": [82, 42], "to": [86, 57], "distance": 15.5}]
     r = Ruling.model_validate({
         "system": "warmaster", "charger": "Cav", "targets": ["Orcs"], "eligible": True, "success": True,
-        "procedure": "normal", "moves": moves, "engaged": ["Orcs"], "details": {"first_stand": "Cav.1"}})
+        "procedure": "normal", "moves": moves, "engaged": ["Orcs"], "details": {"first_stand": "Cav.0"}})
     root = parse(render_svg(scen_wm(), r))
     fs = with_class(root, "first-stand")
-    assert [el.get("data-id") for el in fs] == ["Cav.1"]
+    assert [el.get("data-id") for el in fs] == ["Cav.0"]
     # moves found the stands under either spelling, and the contact sits on the shared edge
-    assert sorted(el.get("data-id", "") for el in with_class(root, "ghost")) == ["Cav.1", "Cav.2"]
+    assert sorted(el.get("data-id", "") for el in with_class(root, "ghost")) == ["Cav.0", "Cav.1"]
     c = with_class(root, "contact")[0]
     assert (float(c.get("cx", "0")), 120 - float(c.get("cy", "0"))) == pytest.approx((88, 59), abs=0.05)
 

@@ -244,6 +244,8 @@ _common_charge_options = [
     click.option("--reaction-dice", default=None, help="T9A flee dice, e.g. 2,5"),
     click.option("--casualty", "casualties", multiple=True, help="40k: a model removed by overwatch (repeat)"),
     click.option("--first-stand", default=None, help="Warmaster (Revolution): the stand that moves first"),
+    click.option("--redirect", default=None, help="T9A: the unit to redirect to if the target flees"),
+    click.option("--redirect-dice", default=None, help="T9A: the redirect Discipline test dice, e.g. 3,1"),
     click.option("--json", "as_json", is_flag=True, help="print the ruling as JSON"),
     click.option("--svg", default=None, help="write a drawing (SVG)"),
     click.option("--png", default=None, help="write a drawing (PNG; needs the [png] extra)"),
@@ -271,11 +273,16 @@ def _emit(scen: AnyScenario, ruling: Ruling, as_json: bool, out: str | None, svg
 @guarded
 def charge(scenario: str, charger: str, targets: tuple[str, ...], dice: str | None, roll: int | None, seed: int | None,
            modifier: int, reroll: str, reaction: str | None, reaction_dice: str | None, casualties: tuple[str, ...],
-           first_stand: str | None, as_json: bool, svg: str | None, png: str | None, out: str | None) -> None:
+           first_stand: str | None, redirect: str | None, redirect_dice: str | None, as_json: bool, svg: str | None,
+           png: str | None, out: str | None) -> None:
     """Rule on one charge: eligibility, needed roll, the roll, every model's move."""
+    from dataclasses import replace
+
     scen = _load(scenario)
     extra = {"first_stand": first_stand} if first_stand else None
     req = _request(scen, charger, targets, dice, roll, seed, modifier, reroll, reaction, reaction_dice, casualties, extra)
+    if redirect or redirect_dice:
+        req = replace(req, redirect=redirect, redirect_dice=_parse_dice(redirect_dice, "--redirect-dice"))
     ruling = find_system(scen.system).charge(scen, req)
     _emit(scen, ruling, as_json, out, svg, png)
 

@@ -277,7 +277,8 @@ _SEPARATORS = (".", "#", "-", "_", ":", "/")
 
 
 def _index_aliases(unit: str, n: int) -> tuple[str, ...]:
-    """Other spellings of the n-th (1-based) model or stand of a unit: ``K#3``, ``K-3``."""
+    """Other spellings of model or stand n of a unit (counted from 0, as the T9A and
+    Warmaster solvers name them: ``K.3``): ``K#3``, ``K-3``."""
     return tuple(f"{unit}{s}{n}" for s in _SEPARATORS[1:])
 
 
@@ -308,8 +309,8 @@ def _army(scen: AnyScenario) -> _Army:
             centres = block_model_centres(front, fm.facing, fm.files, fm.models, w, d)
             for i, c in enumerate(centres):
                 army.pieces.append(
-                    _make_piece(f"{tu.id}.{i + 1}", tu.id, tu.player, fm.base, (c[0], c[1]), fm.facing,
-                                mmpu, show_facing=False, aliases=_index_aliases(tu.id, i + 1))
+                    _make_piece(f"{tu.id}.{i}", tu.id, tu.player, fm.base, (c[0], c[1]), fm.facing,
+                                mmpu, show_facing=False, aliases=_index_aliases(tu.id, i))
                 )
             corners = block_corners(front, fm.facing, fm.files, fm.models, w, d)
             cs = tuple((float(c[0]), float(c[1])) for c in corners)
@@ -321,8 +322,8 @@ def _army(scen: AnyScenario) -> _Army:
             army.unit_order.append(wu.id)
             base = wu.base or Base(rect=WARMASTER_DEFAULT_BASE.get(wu.type, WARMASTER_OTHER_BASE))
             for i, st in enumerate(wu.stands):
-                canon = st.id or f"{wu.id}.{i + 1}"
-                aliases = _index_aliases(wu.id, i + 1) + ((f"{wu.id}.{i + 1}",) if st.id else ())
+                canon = st.id or f"{wu.id}.{i}"
+                aliases = _index_aliases(wu.id, i) + ((f"{wu.id}.{i}",) if st.id else ())
                 army.pieces.append(
                     _make_piece(canon, wu.id, wu.player, base, st.at, st.facing, mmpu,
                                 show_facing=True, aliases=aliases)
