@@ -275,3 +275,41 @@ def test_nobody_ends_mid_climb_on_a_tall_obstacle():
         assert not (12 - r32() < m.to[1] < 16.3 + r32() and 10 - r32() < m.to[0] < 30 + r32())
     if r.success:
         assert_legal_charge(scenario_from_data(d), r)
+
+
+# ------------------------------------------------------------------ heroic interventions
+
+
+def test_edition_9_heroic_intervention_moves_up_to_three_inches_closer():
+    rad = r32()
+    # C (a CHARACTER) is 2.5" from enemy A1 (within 3", not within 1")
+    d = scen40k(
+        [unit40k("A", 1, [(20, 10)]), unit40k("C", 2, [(20, 10 + 2 * rad + 2.5)], kw=("INFANTRY", "CHARACTER"))],
+        rules={"edition": 9},
+    )
+    scen = scenario_from_data(d)
+    r = S.heroic_intervention(scen, "C")
+    assert r.success and r.procedure == "heroic_intervention"
+    m = r.moves[0]
+    assert m.distance == pytest.approx(2.5, abs=1e-6)  # straight into base contact
+    assert r.engaged == ["A"]
+    assert_legal_charge(scen, r)
+
+
+@pytest.mark.parametrize("gap,eligible", [(3.0, True), (3.0 + 1e-3, False)])
+def test_edition_9_heroic_intervention_needs_an_enemy_within_three_inches(gap, eligible):
+    rad = r32()
+    d = scen40k(
+        [unit40k("A", 1, [(20, 10)]), unit40k("C", 2, [(20, 10 + 2 * rad + gap)], kw=("INFANTRY", "CHARACTER"))],
+        rules={"edition": 9},
+    )
+    r = S.heroic_intervention(scenario_from_data(d), "C")
+    assert r.eligible is eligible
+    if not eligible:
+        assert "no_enemy_near" in {x.code for x in r.reasons}
+
+
+def test_heroic_intervention_needs_a_character():
+    d = scen40k([unit40k("A", 1, [(20, 10)]), unit40k("C", 2, [(20, 13.5)])], rules={"edition": 9})
+    r = S.heroic_intervention(scenario_from_data(d), "C")
+    assert not r.eligible and "not_character" in {x.code for x in r.reasons}

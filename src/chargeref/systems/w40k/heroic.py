@@ -18,7 +18,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k
 from ..base import require_unit
-from .solver import EPS, Placement, coherent, sd_many
+from .solver import EPS, Placement, coherent, furthest, sd_many
 from .world import build_world
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
         placed_fps = []
         for m, closest, d0, v in plans:
             # the furthest straight step toward the closest enemy, stopping at contact
-            lo, hi = 0.0, budget * scale
+            hi = budget * scale
             field = planner.field(m.fp, budget=budget + 1e-9)
 
             def ok(s: float, m=m, v=v, field=field) -> bool:  # noqa: ANN001
@@ -96,16 +96,7 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
                         return False
                 return True
 
-            if ok(hi):
-                s = hi
-            else:
-                for _ in range(50):
-                    mid = (lo + hi) / 2
-                    if ok(mid):
-                        lo = mid
-                    else:
-                        hi = mid
-                s = lo
+            s = furthest(ok, hi)
             p = m.xy + v * s
             if float(sd_many(m.fp, p[None], closest.fp)[0]) >= d0 - 2e-6:
                 return None  # this model could not get closer

@@ -975,6 +975,21 @@ class ChargeProblem:
         return self.field(m).path((float(g[0]), float(g[1])))
 
 
+def furthest(legal, hi: float, iters: int = 50) -> float:  # noqa: ANN001
+    """The longest step s in [0, hi] with legal(s), by bisection (legal is assumed to
+    hold up to some length and fail beyond it); 0 when even tiny steps fail."""
+    if legal(hi):
+        return hi
+    lo = 0.0
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        if legal(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict[str, float], r, slack: float = 0.0) -> np.ndarray:  # noqa: ANN001
     """Which pairs of models are within coherency (2" horizontally, 5" vertically) at the
     given positions: exact distances, one matrix for round bases."""

@@ -20,7 +20,7 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
-from .solver import EPS, ChargeProblem, Placement, coherent, sd_many
+from .solver import EPS, ChargeProblem, Placement, coherent, furthest, sd_many
 from .world import Model, World, build_world
 
 NAME = "40k"
@@ -421,17 +421,7 @@ class W40k:
                     return False  # the straight line is blocked
             return True
 
-        lo, hi = 0.0, R
-        if legal(hi):
-            lo = hi
-        else:
-            for _ in range(40):
-                mid = (lo + hi) / 2
-                if legal(mid):
-                    lo = mid
-                else:
-                    hi = mid
-        s = lo
+        s = furthest(legal, R, 40)
         if s <= 1e-4:
             return []
         out = []
