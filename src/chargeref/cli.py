@@ -98,12 +98,13 @@ def _write(path: str | None, text: str | bytes, what: str) -> None:
         raise RequestError(Problem(what, f"cannot write {path}: {exc.strerror or exc}")) from None
 
 
-def _draw(scen: AnyScenario, ruling: Ruling | None, svg: str | None, png: str | None) -> None:
+def _draw(scen: AnyScenario, ruling: Ruling | None, svg: str | None, png: str | None, title: str | None = None) -> None:
+    """Write the drawing of a scenario (and ruling) as SVG and/or PNG."""
     if not svg and not png:
         return
     from .render import render_png, render_svg
 
-    text = render_svg(scen, ruling)
+    text = render_svg(scen, ruling, title=title)
     _write(svg, text, "--svg")
     if png:
         try:
@@ -388,15 +389,10 @@ def phase(scenario: str, seed: int | None, as_json: bool, svg: str | None, png: 
     data = res.to_json_data()
     text = json.dumps(data, indent=2)
     _write(out, text + "\n", "--out")
-    if svg or png:
-        from .render import render_png, render_svg
-
-        last = res.rulings[-1] if res.rulings else None
-        after = scenario_from_data(res.after)
-        pic = render_svg(after if last is None else scen, last) if last is not None else render_svg(after)
-        _write(svg, pic, "--svg")
-        if png:
-            render_png(pic, png)
+    if res.rulings:
+        _draw(scen, res.rulings[-1], svg, png)
+    else:
+        _draw(scenario_from_data(res.after), None, svg, png)
     if as_json:
         click.echo(text)
         return

@@ -39,17 +39,7 @@ def attack_lines(attacks: dict[str, list[str]], links: list[dict[str, Any]], tit
 
 def _draw_fight(scen: Scenario40k, ruling: Ruling, title: str, svg: str | None, png: str | None) -> None:
     """The drawing of a fight-phase ruling, titled as such."""
-    if not svg and not png:
-        return
-    from .render import render_png, render_svg
-
-    text = render_svg(scen, ruling, title=title)
-    _write(svg, text, "--svg")
-    if png:
-        try:
-            render_png(text, png)
-        except RuntimeError as exc:
-            raise RequestError(Problem("--png", str(exc))) from None
+    _draw(scen, ruling, svg, png, title=title)
 
 
 def _combined(first: Ruling, second: Ruling) -> Ruling:

@@ -882,26 +882,33 @@ class _Mover:
         for _ in range(2 * len(movers) + 2):
             if inc == 0:
                 return
-            best: tuple[tuple[int, int, int, float], str, _Opts, int] | None = None
-            for q in movers:
-                mq = self.by_id[q]
-                oq = self._with_links(mq, plan)
-                if q in must:
-                    oq = oq.take(oq.er | (np.linalg.norm(oq.pts - mq.xy, axis=1) <= 1e-12))
-                if len(oq) == 0:
-                    continue
-                score, ov = self.spot_scores(mq, oq.pts, oq.z, plan)
-                score = np.where(ov, np.iinfo(np.int64).max, score)
-                j = int(np.lexsort((oq.gap, ~oq.er, ~oq.contact, score))[0])
-                rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(oq.gap[j]))
-                if score[j] < inc and (best is None or rank < best[0]):
-                    best = (rank, q, oq, j)
+            best = self._best_next(movers, plan, inc, must)
             if best is None:
                 return
             _, q, oq, j = best
             self._set(plan, self.by_id[q], oq, j)
             cur[q] = self._key(oq, j)
             inc = best[0][0]
+
+    def _best_next(self, movers, plan: _Plan, inc: float, must: set[str]):  # noqa: ANN001, ANN202
+        """Among ``movers``, the (rank, model id, options, spot index) of the best next
+        move that lowers the plan's score below ``inc``, or None. Models in ``must``
+        may only take a spot in engagement range or stay where they are."""
+        best: tuple[tuple[int, int, int, float], str, _Opts, int] | None = None
+        for q in movers:
+            mq = self.by_id[q]
+            oq = self._with_links(mq, plan)
+            if q in must:
+                oq = oq.take(oq.er | (np.linalg.norm(oq.pts - mq.xy, axis=1) <= 1e-12))
+            if len(oq) == 0:
+                continue
+            score, ov = self.spot_scores(mq, oq.pts, oq.z, plan)
+            score = np.where(ov, np.iinfo(np.int64).max, score)
+            j = int(np.lexsort((oq.gap, ~oq.er, ~oq.contact, score))[0])
+            rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(oq.gap[j]))
+            if score[j] < inc and (best is None or rank < best[0]):
+                best = (rank, q, oq, j)
+        return best
 
     def _improve(self, plan: _Plan, order: list[str], must: set[str], cur: dict[str, tuple[bool, bool, float] | None],
                  base: int, passes: int) -> None:
@@ -951,18 +958,7 @@ class _Mover:
             for _ in range(2 * len(escorts) + 2):
                 if inc <= base:
                     break
-                best: tuple[tuple[int, int, int, float], str, _Opts, int] | None = None
-                for q in escorts:
-                    mq = self.by_id[q]
-                    oq = self._with_links(mq, trial)
-                    if len(oq.pts) == 0:
-                        continue
-                    score, ov = self.spot_scores(mq, oq.pts, oq.z, trial)
-                    score = np.where(ov, np.iinfo(np.int64).max, score)
-                    j = int(np.lexsort((oq.gap, ~oq.er, ~oq.contact, score))[0])
-                    rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(oq.gap[j]))
-                    if score[j] < inc and (best is None or rank < best[0]):
-                        best = (rank, q, oq, j)
+                best = self._best_next(escorts, trial, inc, set())
                 if best is None:
                     break
                 _, q, oq, j = best
