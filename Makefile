@@ -6,13 +6,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup example test bench lint clean
+.PHONY: setup browser example test bench lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH"; exit 1; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,png]'
+	$(BIN)/pip install --quiet -e '.[dev,png,web,distributed]'
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -23,7 +23,11 @@ example: $(STAMP)
 		--dice 4,6 --json --out out/ruling.json --svg out/ruling.svg --png out/ruling.png
 	@echo "wrote out/ruling.json, out/ruling.svg and out/ruling.png"
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium (no browser download): install it when missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
