@@ -29,6 +29,7 @@ from ...geometry.bases import base_footprint, polygon_footprint, wall_footprint
 from ...geometry.paths import Barrier
 from ...geometry.shapes import Footprint
 from ...scenario import Scenario40k, inch, mm_per_unit
+from .editions import Edition, edition
 
 PASS_RUIN_WALLS = frozenset({"INFANTRY", "BEAST", "SWARM"})
 CAN_USE_FLOORS = frozenset({"INFANTRY", "BEAST", "SWARM", "FLY"})
@@ -69,32 +70,37 @@ class Rules:
     failed_charge_moves: bool
 
     @property
+    def ed(self) -> Edition:
+        """The edition's numbers and switches (editions.py), in inches."""
+        return edition(self.edition)
+
+    @property
     def er(self) -> float:
-        return 1.0 * self.inch
+        return self.ed.er * self.inch
 
     @property
     def er_v(self) -> float:
-        return 5.0 * self.inch
+        return self.ed.er_vertical * self.inch
 
     @property
     def coh(self) -> float:
-        return 2.0 * self.inch
+        return self.ed.coherency * self.inch
 
     @property
     def coh_v(self) -> float:
-        return 5.0 * self.inch
+        return self.ed.coherency_vertical * self.inch
 
     @property
     def climb_free(self) -> float:
-        return (1.0 if self.edition == 9 else 2.0) * self.inch
+        return self.ed.climb_free * self.inch
 
     @property
     def charge_range(self) -> float:
-        return 12.0 * self.inch
+        return self.ed.charge_range * self.inch
 
     def needs_two(self, n_models: int) -> bool:
-        """Coherency asks for two neighbours from 6 models (9th) or 7 (10th)."""
-        return n_models >= (6 if self.edition == 9 else 7)
+        """Coherency asks for two neighbours from 6 models (9th) or 7 (10th); never in 11th."""
+        return self.ed.needs_two(n_models)
 
 
 @dataclass(eq=False)
