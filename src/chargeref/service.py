@@ -25,7 +25,7 @@ from .errors import ChargerefError, Problem, RequestError, ScenarioError
 from .ruling import Ruling, ruling_from_data
 from .scenario import AnyScenario, Scenario40k, ScenarioT9A, ScenarioWarmaster, scenario_from_data
 from .scenario.checks import charges_problems, request_problems
-from .scenario.limits import DEFAULT_LIMITS, Limits, check_values, count_problems
+from .scenario.limits import DEFAULT_LIMITS, Limits, count_problems
 from .scenario.loader import load_bytes, read_path
 from .systems import ChargeRequest, find_system
 
@@ -94,8 +94,7 @@ def parse_scenario(doc: Any, *, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     problems = count_problems(doc, limits)
     if problems:
         raise ScenarioError(problems)
-    check_values(doc, "scenario", limits)
-    scen = scenario_from_data(doc)
+    scen = scenario_from_data(doc, limits=limits)
     problems = scenario_problems(scen)
     if problems:
         raise ScenarioError(problems)
