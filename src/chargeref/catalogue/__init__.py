@@ -95,7 +95,8 @@ def normalise(name: str) -> str:
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = re.sub(r"['\u2019`]", "", text)
     words = re.sub(r"[^a-z0-9]+", " ", text).split()
-    return " ".join(_singular(w) for w in words if w not in _FILLER)
+    singular = (_singular(w) for w in words)
+    return " ".join(w for w in singular if w not in _FILLER)
 
 
 def parse_base(text: str) -> tuple[str, tuple[float, ...]]:
