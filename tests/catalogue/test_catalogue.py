@@ -261,3 +261,19 @@ def test_charge_with_catalogue_bases_matches_explicit_bases():
     r2 = sys40.charge(scenario_from_data(scen(units({"round": 32}, {"oval": [90, 52]}))), req)
     assert r1.needed.distance == r2.needed.distance
     assert math.isclose(r1.needed.distance, 7 - 16 / MM - 45 / MM - 1, abs_tol=1e-6)
+
+
+def test_the_after_scenario_of_a_ruling_loads_again():
+    from chargeref.systems import ChargeRequest
+
+    data = scen([
+        {"id": "A", "player": 1, "base": "Intercessor", "models": [{"id": f"A{i}", "at": [20 + 2 * i, 10]} for i in range(3)]},
+        {"id": "B", "player": 2, "models": [{"id": "B0", "at": [22, 17], "base": {"catalogue": "Outrider"}}]},
+    ])
+    ruling = find_system("40k").charge(scenario_from_data(data), ChargeRequest(charger="A", targets=("B",), dice=(6, 6)))
+    assert ruling.success is True
+    after = scenario_from_data(ruling.after)
+    assert find_system("40k").problems(after) == []
+    bases = {m.id: m.base for u in after.units for m in u.models}
+    assert bases["A0"].round == 32.0 and bases["A0"].catalogue == "Intercessor"
+    assert bases["B0"].oval == (90.0, 52.0)
