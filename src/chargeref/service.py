@@ -76,10 +76,13 @@ def scenario_problems(scen: AnyScenario) -> list[Problem]:
     reference checks, then the declared charges (deduplicated, in order)."""
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for p in list(find_system(scen.system).problems(scen)) + charges_problems(scen):
+    for p in find_system(scen.system).problems(scen):
         if (p.field, p.message) not in seen:
             seen.add((p.field, p.message))
             out.append(p)
+    named = {f for f, _ in seen}
+    # the same charge field named by the system already says what is wrong with it
+    out += [p for p in charges_problems(scen) if p.field not in named]
     return out
 
 

@@ -79,7 +79,7 @@ def _render(path: tuple[Any, ...] | None) -> str:
     parts: list[str] = []
     while path is not None:
         path, label, index = path
-        parts.append(f"[{label}]" if index else label)
+        parts.append(f"[{_label(label, index - 1)}]" if index else label)
     out = ""
     for p in reversed(parts):
         out += p if p.startswith("[") or not out else "." + p
@@ -125,10 +125,10 @@ def check_values(doc: Any, source: str = "scenario", limits: Limits = DEFAULT_LI
                 for k, v in value.items():
                     if not isinstance(k, str):
                         raise ScenarioError(Problem(_render(path) or source, f"key {str(k)[:40]!r} is not text"))
-                    stack.append((v, (path, k, False), depth + 1))
+                    stack.append((v, (path, k, 0), depth + 1))
             else:
                 for i, v in enumerate(value):
-                    stack.append((v, (path, _label(v, i), True), depth + 1))
+                    stack.append((v, (path, v, i + 1), depth + 1))
             continue
         # YAML can build dates, bytes and sets; no chargeref document holds them
         raise ScenarioError(Problem(_render(path) or source, f"unsupported value of type {type(value).__name__}"))

@@ -196,16 +196,18 @@ def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
 
 
 def _yaml(text: str, source: str, limits: Limits) -> Any:
-    loader = _guarded_loader(limits, source)(text)
+    loader = None
     try:
+        loader = _guarded_loader(limits, source)(text)
         return loader.get_single_data()
     except (ComposerError, ConstructorError, yaml.YAMLError) as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        what = getattr(exc, "problem", None) or "not valid YAML"
+        what = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "not valid YAML"
         raise ScenarioError(Problem(source, f"neither valid JSON nor YAML{where}: {what}")) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 # ----------------------------------------------------------------------- entry
@@ -216,6 +218,9 @@ def load_bytes(data: bytes, *, source: str = "scenario", limits: Limits = DEFAUL
     if len(data) > limits.max_bytes:
         raise ScenarioError(Problem(source, f"larger than {limits.max_bytes} bytes (raise it with --max-bytes or CHARGEREF_MAX_BYTES)"))
     text = decode(data, source)
+    if "\x00" in text:
+        hint = " (UTF-16 without a byte-order mark? save it as UTF-8)" if data[:2].count(0) == 1 else ""
+        raise ScenarioError(Problem(source, f"the text holds NUL characters{hint}"))
     if not text.strip():
         raise ScenarioError(Problem(source, "the document is empty"))
     lead = text.lstrip()[:1]
