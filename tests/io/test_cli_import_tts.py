@@ -86,3 +86,16 @@ def test_bad_options_exit_2(tmp_path):
         assert not out.exists()
     res = run("import-tts", str(save), "--out", str(save))
     assert res.exit_code == 2 and "--out" in res.output
+
+
+def test_player_option(tmp_path):
+    save = tmp_path / "s.json"
+    save.write_text(json.dumps(armies()))
+    out = tmp_path / "o.json"
+    res = run("import-tts", str(save), "--out", str(out), "--json", "--player", "Intercessor Squad=2",
+              "--player", "Veteran Squad=1", "--base", "Veteran=28mm")
+    assert res.exit_code == 0, res.output
+    got = {u["name"]: u["player"] for u in json.loads(res.output)["units"]}
+    assert got == {"Intercessor Squad": 2, "Veteran Squad": 1}
+    res = run("import-tts", str(save), "--out", str(out), "--player", "Intercessor Squad=3")
+    assert res.exit_code == 2 and "--player" in res.output

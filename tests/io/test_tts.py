@@ -241,3 +241,15 @@ def test_catalogue_name_as_mapping_size():
     res = import_save(save, base_map={"Proxy dude": "Outrider"})
     assert res.scenario["units"][0]["models"][0]["base"] == {"oval": [90.0, 52.0], "catalogue": "Outrider"}
     assert math.isfinite(res.scenario["units"][0]["models"][0]["facing"])
+
+
+def test_players_told_by_unit_name_win_over_the_halves():
+    objs = [tts_object("Intercessor", -10, 0, 0.0), tts_object("Terminator", 10, -5, 0.0),
+            tts_object("Terminator", 12, 5, 0.0)]
+    res = import_save(tts_save(objs), players={"Intercessors": 2, "terminator squad": 1})
+    players = sorted((u["name"], u["player"], len(u["models"])) for u in res.scenario["units"])
+    # told: the Intercessor on the centre line is placed, both Terminators form one unit
+    assert players == [("Intercessor", 2, 1), ("Terminator", 1, 2)]
+    with pytest.raises(ChargerefError) as err:
+        import_save(tts_save(objs), players={"Intercessor": 3})
+    assert err.value.problems[0].field == "--player"

@@ -47,6 +47,16 @@ def parse_bases(items: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def parse_players(items: tuple[str, ...]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        name, sep, pl = it.rpartition("=")
+        if not sep or not name.strip() or pl.strip() not in ("1", "2"):
+            raise RequestError(Problem("--player", f"expected UNIT=1 or UNIT=2 (got {it!r})"))
+        out[name.strip()] = int(pl)
+    return out
+
+
 @click.command("import-tts")
 @click.argument("save")
 @click.option("--out", required=True, help="the scenario file to write (.yaml/.yml for YAML, else JSON)")
@@ -55,11 +65,13 @@ def parse_bases(items: tuple[str, ...]) -> dict[str, str]:
               help='the base of a model or unit by name, e.g. "Veteran=32mm" or "Bikers=75x42mm oval" (repeatable)')
 @click.option("--player-split", type=click.Choice(["y", "x"]), default="y", show_default=True,
               help="y: player 1 holds the lower half (y < depth/2); x: the left half")
+@click.option("--player", "players", multiple=True, metavar="UNIT=1|2",
+              help="the player of a unit by its name, whatever half it stands in (repeatable)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @max_bytes_option
 @guarded
-def command(save: str, out: str, board: str, bases: tuple[str, ...], player_split: str, as_json: bool,
-            max_bytes: int | None) -> None:
+def command(save: str, out: str, board: str, bases: tuple[str, ...], player_split: str,
+            players: tuple[str, ...], as_json: bool, max_bytes: int | None) -> None:
     """Turn a Tabletop Simulator save (or saved object) into a 40k scenario.
 
     One TTS unit is one inch and the table centre is the board centre. Miniatures that
@@ -67,9 +79,10 @@ def command(save: str, out: str, board: str, bases: tuple[str, ...], player_spli
     save is malformed."""
     size = parse_board(board)
     mapping = parse_bases(bases)
+    told = parse_players(players)
     limits = limits_for(max_bytes)
     doc = read_document(save, save_limits(limits))
-    res = import_save(doc, board=size, base_map=mapping, player_split=player_split)
+    res = import_save(doc, board=size, base_map=mapping, player_split=player_split, players=told)
     # the same parse and checks as `chargeref check`
     service.parse_scenario(res.scenario, limits=limits)
     text = (yaml.safe_dump(res.scenario, sort_keys=False, allow_unicode=True)

@@ -26,9 +26,10 @@ How we read it (scenario-format.md, "Tabletop Simulator import"):
   from a base written in its name or description ("32mm", "60x35.5mm oval"), from the
   base catalogue (by model name, then unit name). Nothing is guessed: every miniature
   that cannot be placed is listed by name with the reason.
-* Players by table half: with ``player_split="y"`` player 1 holds the half nearer
-  y = 0 (the lower edge), with ``"x"`` the half nearer x = 0; a unit belongs to the half
-  that holds the centre of its model centres (exactly on the line: listed, not placed).
+* Players by table half unless told (``players``: unit name -> 1 or 2): with
+  ``player_split="y"`` player 1 holds the half nearer y = 0 (the lower edge), with
+  ``"x"`` the half nearer x = 0; a unit belongs to the half that holds the mean of its
+  model centres (exactly on the line: listed, not placed).
 * Finally the scenario goes through the 40k checks; a model whose base leaves the
   board or overlaps another model's is listed with the check's words and left out.
 """
@@ -272,6 +273,7 @@ def import_save(
     board: tuple[float, float] = (60.0, 44.0),
     base_map: dict[str, Any] | None = None,
     player_split: str = "y",
+    players: dict[str, int] | None = None,
 ) -> ImportResult:
     """A parsed TTS save -> (scenario data that ``check`` accepts, what was not placed).
 
@@ -283,6 +285,11 @@ def import_save(
     if player_split not in ("x", "y"):
         raise ChargerefError(Problem("--player-split", "must be x or y"))
     mapping = _parse_mapping(base_map or {})
+    told: dict[str, int] = {}
+    for name, pl in (players or {}).items():
+        if pl not in (1, 2):
+            raise ChargerefError(Problem("--player", f"{name}={pl}: the player is 1 or 2"))
+        told[normalise(name)] = pl
     minis, skipped = _read_objects(save)
 
     # group into units: a unit tag, else the name (split by table half below)
@@ -303,7 +310,7 @@ def import_save(
         unit_name = clean_text(_lua_field(lua, "unitName") or "") or Counter(m.name for m in ms).most_common(1)[0][0]
         kws_text = _lua_field(lua, "keywords") or ""
         kws = sorted({k.strip().upper() for k in kws_text.split(",") if k.strip().upper() in KEYWORDS})
-        if kind == "name":
+        if kind == "name" and normalise(unit_name) not in told:
             # same name on both halves: two units, one per side
             sides: dict[bool, list[_Mini]] = {}
             for m in ms:
@@ -326,13 +333,16 @@ def import_save(
             continue
         cs = [((m.x + W / 2) if player_split == "x" else (m.y + D / 2)) for m, _ in models]
         centre = sum(cs) / len(cs)
-        if abs(centre - mid) <= 1e-9:
+        player = told.get(normalise(unit_name))
+        if player is None and abs(centre - mid) <= 1e-9:
             for m, _ in models:
                 skipped.append(Skipped(m.name, f"unit {unit_name!r} stands exactly on the centre line: no player", m.guid))
             continue
         uid = _unit_id(unit_name, taken)
         names[uid] = unit_name
-        unit: dict[str, Any] = {"id": uid, "player": 1 if centre < mid else 2, "name": unit_name}
+        if player is None:
+            player = 1 if centre < mid else 2
+        unit: dict[str, Any] = {"id": uid, "player": player, "name": unit_name}
         if kws:
             unit["keywords"] = kws
         unit["models"] = [
