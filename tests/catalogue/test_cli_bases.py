@@ -53,3 +53,19 @@ def test_no_match_suggests_closest_and_exits_2():
 def test_hull_is_shown_as_hull():
     res = run("bases", "rhino")
     assert res.exit_code == 0 and "hull" in res.output.splitlines()[0]
+
+
+def test_check_accepts_catalogue_bases_and_names_the_unknown(tmp_path):
+    good = tmp_path / "s.yaml"
+    good.write_text(
+        "format: chargeref/1\nsystem: 40k\nboard: {width: 60, depth: 44}\nunits:\n"
+        "  - id: A\n    player: 1\n    base: {catalogue: Intercessors}\n    models:\n"
+        "      - {id: A1, at: [10, 10]}\n      - {id: A2, at: [12, 10], base: Outrider}\n"
+        "  - id: B\n    player: 2\n    models:\n      - {id: B1, at: [30, 30], base: 60x35.5mm oval}\n")
+    res = run("check", str(good))
+    assert res.exit_code == 0, res.output
+    bad = tmp_path / "b.yaml"
+    bad.write_text(good.read_text().replace("Outrider", "Outridr"))
+    res = run("check", str(bad))
+    assert res.exit_code == 2
+    assert "units[A].models[A2].base.catalogue: no model named 'Outridr' in the base catalogue; closest: Outrider" in res.output
