@@ -99,3 +99,16 @@ def test_player_option(tmp_path):
     assert got == {"Intercessor Squad": 2, "Veteran Squad": 1}
     res = run("import-tts", str(save), "--out", str(out), "--player", "Intercessor Squad=3")
     assert res.exit_code == 2 and "--player" in res.output
+
+
+def test_edition_option(tmp_path):
+    save = tmp_path / "s.json"
+    save.write_text(json.dumps(armies()))
+    out = tmp_path / "o.yaml"
+    res = run("import-tts", str(save), "--out", str(out), "--edition", "9")
+    assert res.exit_code == 0, res.output
+    assert yaml.safe_load(out.read_text())["rules"]["edition"] == 9
+    out2 = tmp_path / "o2.yaml"
+    res = run("import-tts", str(save), "--out", str(out2), "--edition", "8")
+    assert res.exit_code == 2 and res.output.startswith("chargeref: --edition:"), res.output
+    assert not out2.exists()

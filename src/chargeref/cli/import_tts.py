@@ -67,11 +67,13 @@ def parse_players(items: tuple[str, ...]) -> dict[str, int]:
               help="y: player 1 holds the lower half (y < depth/2); x: the left half")
 @click.option("--player", "players", multiple=True, metavar="UNIT=1|2",
               help="the player of a unit by its name, whatever half it stands in (repeatable)")
+@click.option("--edition", type=int, default=None,
+              help="the 40k edition written into the scenario's rules (default: the format's default)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @max_bytes_option
 @guarded
 def command(save: str, out: str, board: str, bases: tuple[str, ...], player_split: str,
-            players: tuple[str, ...], as_json: bool, max_bytes: int | None) -> None:
+            players: tuple[str, ...], edition: int | None, as_json: bool, max_bytes: int | None) -> None:
     """Turn a Tabletop Simulator save (or saved object) into a 40k scenario.
 
     One TTS unit is one inch and the table centre is the board centre. Miniatures that
@@ -82,7 +84,8 @@ def command(save: str, out: str, board: str, bases: tuple[str, ...], player_spli
     told = parse_players(players)
     limits = limits_for(max_bytes)
     doc = read_document(save, save_limits(limits))
-    res = import_save(doc, board=size, base_map=mapping, player_split=player_split, players=told)
+    res = import_save(doc, board=size, base_map=mapping, player_split=player_split, players=told,
+                      rules={"edition": edition} if edition is not None else None)
     # the same parse and checks as `chargeref check`
     service.parse_scenario(res.scenario, limits=limits)
     text = (yaml.safe_dump(res.scenario, sort_keys=False, allow_unicode=True)

@@ -274,6 +274,7 @@ def import_save(
     base_map: dict[str, Any] | None = None,
     player_split: str = "y",
     players: dict[str, int] | None = None,
+    rules: dict[str, Any] | None = None,
 ) -> ImportResult:
     """A parsed TTS save -> (scenario data that ``check`` accepts, what was not placed).
 
@@ -358,6 +359,7 @@ def import_save(
     scenario: dict[str, Any] = {
         "format": "chargeref/1",
         "system": "40k",
+        **({"rules": dict(rules)} if rules else {}),
         "unit": "in",
         "board": {"width": W, "depth": D},
         "units": units_out,
@@ -372,6 +374,11 @@ def _drop_unplaceable(scenario: dict[str, Any], skipped: list[Skipped]) -> dict[
     from ..systems import find_system
 
     system = find_system("40k")
+    try:
+        scenario_from_data({**scenario, "units": []})
+    except ChargerefError as exc:  # the rules given by the caller
+        raise ChargerefError([Problem("--edition" if p.field.startswith("rules") else p.field, p.message)
+                              for p in exc.problems]) from None
     by_id = {m["id"]: (u, m) for u in scenario["units"] for m in u["models"]}
     for _ in range(len(by_id) + 1):
         budget.check()
