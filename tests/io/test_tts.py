@@ -128,7 +128,7 @@ def test_what_cannot_be_placed_is_listed_by_name():
         tts_object("Dreadnought", 8, -8, 0.0, description="25mm or 32mm"),  # two bases
         tts_object("Intercessor", 40, -5, 0.0),                            # off the table
         tts_object("Intercessor", 0.5, -5, 0.0),                           # overlaps the first
-        tts_object("Ruined wall", 0, 0, 0.0, locked=True),
+        tts_object("Ruined wall", 0, 0, 0.0, locked=True) | {"ChildObjects": [tts_object("Intercessor", 0, 0, 0.0)]},
         tts_object("", 3, 3, 0.0),
         tts_object("Objective", 0, 0, 0.0, kind="Custom_Tile"),
         tts_object("Die", 0, 0, 0.0, kind="Die_6"),
@@ -146,6 +146,7 @@ def test_what_cannot_be_placed_is_listed_by_name():
     assert reasons["1 x Die_6"] == "not a miniature"
     assert reasons["1 x Bag"] == "not a miniature"
     assert reasons["2 object(s) inside bags or decks"] == "not on the table"
+    assert "detach" in reasons["1 object(s) attached to others (ChildObjects)"]
     off = [s for s in res.skipped if "off the board" in s.reason]
     over = [s for s in res.skipped if "overlaps" in s.reason]
     assert len(off) == 1 and len(over) == 1

@@ -16,7 +16,9 @@ How we read it (scenario-format.md, "Tabletop Simulator import"):
   and a model at ``rotY = 0`` looks along +z (up the board). Our ``facing`` counts
   counter-clockwise from +x, so ``facing = 90 - rotY`` (mod 360).
 * Miniatures are the unlocked objects of the model types below; objects inside bags
-  (``ContainedObjects``) are not on the table and are ignored.
+  (``ContainedObjects``) are not on the table and are ignored; objects attached to
+  others (``ChildObjects``) are not read. Both are counted in the list of what was not
+  placed.
 * Army importers label their models: Yellowscribe writes the model name into
   ``Nickname`` after a wound counter (``"[00ff16]2/2[-] Intercessor"``), tags every
   model of a unit with ``uuid:<id>``, and gives the unit's first model a script holding
@@ -166,7 +168,7 @@ def _read_objects(save: Any) -> tuple[list[_Mini], list[Skipped]]:
     minis: list[_Mini] = []
     skipped: list[Skipped] = []
     others: Counter[str] = Counter()
-    contained = 0
+    contained = attached = 0
     for i, obj in enumerate(save["ObjectStates"]):
         budget.check()
         where = f"ObjectStates[{i}]"
@@ -188,6 +190,9 @@ def _read_objects(save: Any) -> tuple[list[_Mini], list[Skipped]]:
         inner = obj.get("ContainedObjects")
         if isinstance(inner, list):
             contained += len(inner)
+        kids = obj.get("ChildObjects")
+        if isinstance(kids, list):
+            attached += len(kids)
         guid = obj.get("GUID") if isinstance(obj.get("GUID"), str) else None
         name = clean_text(_text(obj.get("Nickname")))
         if kind not in MINIATURE_TYPES:
@@ -208,6 +213,9 @@ def _read_objects(save: Any) -> tuple[list[_Mini], list[Skipped]]:
         skipped.append(Skipped(f"{n} x {kind}", "not a miniature"))
     if contained:
         skipped.append(Skipped(f"{contained} object(s) inside bags or decks", "not on the table"))
+    if attached:
+        skipped.append(Skipped(f"{attached} object(s) attached to others (ChildObjects)",
+                               "not read: detach them in Tabletop Simulator to import them"))
     return minis, skipped
 
 
