@@ -215,6 +215,11 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
         from .w40k_fight import validate_fight_move
 
         return validate_fight_move(before, ruling)
+    if before.rules.edition == 11:
+        # edition 11 has its own numbers and duties (validate/w40k_ed11.py)
+        from .w40k_ed11 import validate as validate_ed11
+
+        return validate_ed11(before, ruling)
     ctx, problems = _build(before, ruling)
     if ctx is None:
         return problems
