@@ -344,3 +344,34 @@ def test_fight_moves_accept_edition_11() -> None:
     r = charge(s, ("B",), dice=(2, 3))
     after = scenario_from_data(r.after)  # type: ignore[arg-type]
     assert engaged_units(after, "A") == ["B"]
+
+
+# --------------------------------------------------------------------------- odds and phase
+
+
+def test_odds_per_target_set() -> None:
+    from chargeref.systems.w40k import ed11
+
+    sysm = find_system("40k")
+    s = scen("choices.yaml")
+    data = ed11.odds(sysm, s, ChargeRequest(charger="A", targets=()))
+    rows = {tuple(c["targets"]): c for c in data["choices"]}
+    assert set(rows) == {("B",), ("C",)}
+    assert rows[("B",)]["probability_fraction"] == "5/6"  # 2D6 >= 5
+    assert rows[("C",)]["probability_fraction"] == "5/18"  # 2D6 >= 9
+    one = ed11.odds(sysm, s, ChargeRequest(charger="A", targets=("C",), reroll="failed"))
+    # a re-roll of a failed 2D6 against 9: 5/18 + 13/18 * 5/18
+    assert one["choices"][0]["probability_fraction"] == "155/324"
+    fray = ed11.odds(sysm, scen("heroic.yaml"), ChargeRequest(charger="H", targets=("F",), extra={"stratagem": "into_the_fray"}))
+    assert fray["choices"][0]["needed"]["roll"] == 6 and fray["choices"][0]["probability_fraction"] == "13/18"
+    far = ed11.odds(sysm, scen("heroic.yaml"), ChargeRequest(charger="H", targets=("G",), extra={"stratagem": "into_the_fray"}))
+    assert not far["eligible"] and far["choices"] == []
+
+
+def test_a_charge_phase_in_edition_11() -> None:
+    s = scen("choices.yaml")
+    data = scenario_to_data(s)
+    data["charges"] = [{"charger": "A", "targets": ["B"], "dice": [2, 3]}]
+    res = find_system("40k").phase(scenario_from_data(data), None)  # type: ignore[arg-type]
+    assert [r.success for r in res.rulings] == [True]
+    assert "charged" in next(u for u in res.after["units"] if u["id"] == "A")["flags"]

@@ -335,3 +335,52 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
             if u["id"] == req.charger:
                 u["flags"] = [f for f in u.get("flags", []) if f != "charged"] + ["heroic_intervened"]
     return ruling
+
+
+# --------------------------------------------------------------------------- odds
+
+
+def odds(system: W40k, scen: Scenario40k, req: ChargeRequest) -> dict[str, Any]:
+    """Edition-11 odds per target set: for each set the charger could pick (or the named
+    targets), the least roll and the exact chance that a charge roll (with the
+    request's re-roll and modifier; Into the Fray capped at 6) allows it."""
+    world = build_world(scen)
+    require_unit(scen, req.charger, "charger")
+    for t in req.targets:
+        require_unit(scen, t, "target")
+    stratagem = stratagem_of(req)
+    reasons = unit_reasons(system, world, req.charger, stratagem)
+    cands = candidates(world, req.charger, stratagem)
+    if req.targets:
+        reasons += target_reasons(world, req.charger, list(req.targets), cands, stratagem)
+    rows: list[Choice] = []
+    if not reasons:
+        if req.targets:
+            need, _ = needed_for(system, world, req.charger, list(req.targets), cands, _cap(req, stratagem))
+            p = success_probability(need.roll, req.modifier, req.reroll)
+            if stratagem == INTO_THE_FRAY and need.roll is not None and need.roll > INTO_THE_FRAY_CAP:
+                p = Fraction(0)
+            rows = [
+                Choice(targets=list(req.targets), needed=need, allowed=need.roll is not None,
+                       gaps={t: round(cands[t] / world.rules.inch, 9) for t in req.targets},
+                       probability=float(p), probability_fraction=f"{p.numerator}/{p.denominator}")
+            ]
+        else:
+            rows = choices(system, world, req, stratagem, None)
+    out_rows = []
+    for c in rows:
+        d = c.model_dump(mode="json", exclude={"allowed"})
+        d["needed"].setdefault("distance", None)
+        d["needed"].setdefault("roll", None)
+        out_rows.append(d)
+    return {
+        "format": "chargeref-odds/1",
+        "edition": 11,
+        "charger": req.charger,
+        "eligible": not reasons,
+        "reasons": [r.model_dump(mode="json", exclude_none=True) for r in reasons],
+        "modifier": req.modifier,
+        "reroll": req.reroll,
+        "stratagem": stratagem,
+        "choices": out_rows,
+    }
