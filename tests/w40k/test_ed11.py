@@ -375,3 +375,44 @@ def test_a_charge_phase_in_edition_11() -> None:
     res = find_system("40k").phase(scenario_from_data(data), None)  # type: ignore[arg-type]
     assert [r.success for r in res.rulings] == [True]
     assert "charged" in next(u for u in res.after["units"] if u["id"] == "A")["flags"]
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _cli(*args: str) -> Any:
+    from click.testing import CliRunner
+
+    from chargeref.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_charge_without_target_prints_the_choices() -> None:
+    f = str(EX / "choices.yaml")
+    res = _cli("charge", f, "--charger", "A", "--dice", "2,3")
+    assert res.exit_code == 0, res.output
+    assert "choices for a roll of 5" in res.output
+    lines = [ln.split() for ln in res.output.splitlines() if ln.startswith("  B ") or ln.startswith("  C ")]
+    assert [ln[0] for ln in lines] == ["B", "C"] and lines[0][-1] == "ALLOWED" and lines[1][-1] == "-"
+    res = _cli("charge", f, "--charger", "A", "--dice", "2,3", "--json")
+    data = __import__("json").loads(res.output)
+    assert [c["targets"] for c in data["choices"]] == [["B"], ["C"]]
+    assert [c["allowed"] for c in data["choices"]] == [True, False]
+
+
+def test_cli_odds_per_target_and_heroic_stratagem() -> None:
+    import json
+
+    f = str(EX / "choices.yaml")
+    data = json.loads(_cli("odds", f, "--charger", "A", "--json").output)
+    assert {tuple(c["targets"]): c["probability_fraction"] for c in data["choices"]} == {("B",): "5/6", ("C",): "5/18"}
+    data = json.loads(_cli("odds", f, "--charger", "A", "--target", "C", "--json").output)
+    assert data["needed"]["roll"] == 9 and data["probability_fraction"] == "5/18"
+    h = str(EX / "heroic.yaml")
+    res = _cli("heroic", h, "--unit", "H", "--against", "F", "--stratagem", "into_the_fray", "--dice", "6,6", "--json")
+    assert res.exit_code == 0, res.output
+    r = json.loads(res.output)
+    assert r["success"] and r["roll"]["total"] == 6 and r["details"]["stratagem"] == "into_the_fray"
+    res = _cli("charge", f, "--charger", "A", "--target", "B", "--dice", "2,3", "--casualty", "A1")
+    assert res.exit_code == 2 and "--casualty" in res.output
