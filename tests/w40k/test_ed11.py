@@ -338,12 +338,20 @@ def test_unknown_stratagem_is_refused() -> None:
 
 
 def test_fight_moves_accept_edition_11() -> None:
-    from chargeref.systems.w40k.fight import engaged_units
+    from chargeref.systems.w40k.fight import consolidate, engaged_units, pile_in
 
     s = scen("er_two_inch.yaml")
     r = charge(s, ("B",), dice=(2, 3))
     after = scenario_from_data(r.after)  # type: ignore[arg-type]
     assert engaged_units(after, "A") == ["B"]
+    p = pile_in(after, "A", set())
+    assert p.success and validate(after, p) == []  # type: ignore[arg-type]
+    # piled into base contact with B1, A1 is 1.76" from N1: engaged with N at 2" (not at 1")
+    assert p.engaged == ["B", "N"]
+    piled = scenario_from_data(p.after)  # type: ignore[arg-type]
+    assert engaged_units(with_edition(piled, 10), "A") == ["B"]  # type: ignore[arg-type]
+    c = consolidate(piled, "A", set())
+    assert validate(piled, c) == []  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- odds and phase
