@@ -32,7 +32,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Choice, Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k
 from ..base import ChargeRequest, require_unit
-from .solver import EPS, ChargeProblem
+from .solver import EPS, ChargeProblem, sd_many
 from .world import World, build_world
 
 if TYPE_CHECKING:
@@ -184,6 +184,23 @@ def needed_for(system: W40k, world: World, charger: str, targets: list[str], gap
     return Needed(distance=need.distance, roll=int(roll), lower_bound=need.lower_bound, exact=need.exact if roll == move else True), prob
 
 
+def _hgap(world: World, u: str, v: str) -> float:
+    """Closest horizontal gap between the bases of two units."""
+    return min(float(sd_many(a.fp, a.xy[None], b.fp)[0]) for a in world.unit_models[u] for b in world.unit_models[v])
+
+
+def _farthest_engageable(world: World, charger: str) -> float:
+    """An upper bound on the gap between two enemy units that one charging unit can
+    engage together: a model within engagement range of each, those two models no more
+    than the unit's greatest spread apart (edition 11: 9"; otherwise the chain of all its
+    models), plus both models' widths."""
+    r = world.rules
+    ms = world.unit_models[charger]
+    widest = max(2.0 * m.fp.radius for m in ms)
+    spread = r.ed.max_spread * r.inch if r.ed.max_spread is not None else len(ms) * (r.coh + widest)
+    return 2.0 * r.er + spread + 2.0 * widest
+
+
 def target_sets(units: list[str]) -> list[tuple[str, ...]]:
     """Every non-empty set of candidate units when there are few; otherwise single units
     and pairs."""
@@ -198,8 +215,14 @@ def choices(system: W40k, world: World, req: ChargeRequest, stratagem: str | Non
     cap = _cap(req, stratagem)
     out: list[Choice] = []
     inch = world.rules.inch
+    apart = _farthest_engageable(world, req.charger)
     for ts in target_sets(sorted(cands, key=lambda e: (cands[e], e))):
         budget.check()
+        pick = roll_for(max(cands[t] for t in ts) / inch)
+        if len(ts) > 1 and pick is not None and pick > cap + EPS:
+            continue  # no roll picks them all; the single units say why
+        if any(_hgap(world, a, b) > apart + TOL for a, b in combinations(ts, 2)):
+            continue  # too far apart for one unit to engage both (a proven bound)
         need, _ = needed_for(system, world, req.charger, list(ts), cands, cap)
         if len(ts) > 1 and need.roll is None:
             continue  # an impossible set of several units says nothing new
