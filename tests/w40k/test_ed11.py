@@ -424,3 +424,17 @@ def test_cli_odds_per_target_and_heroic_stratagem() -> None:
     assert r["success"] and r["roll"]["total"] == 6 and r["details"]["stratagem"] == "into_the_fray"
     res = _cli("charge", f, "--charger", "A", "--target", "B", "--dice", "2,3", "--casualty", "A1")
     assert res.exit_code == 2 and "--casualty" in res.output
+
+
+def test_a_set_of_units_is_a_choice_when_one_alone_cannot_be_charged() -> None:
+    s = scen("ringed_pair.yaml")
+    r = charge(s, (), dice=(3, 3))
+    got = {tuple(sorted(c.targets)): c for c in r.choices or []}
+    assert got[("B",)].needed.roll is None and not got[("B",)].allowed
+    assert got[("B", "N")].needed.roll == 6 and got[("B", "N")].allowed  # B's gap 5.740" -> 6
+    assert got[("N",)].needed.roll == 4
+    r = charge(s, ("B", "N"), dice=(3, 3))
+    assert r.success and sorted(r.engaged) == ["B", "N"]
+    assert validate(s, r) == []
+    r = charge(s, ("B", "N"), dice=(3, 2))
+    assert not r.success and [x.code for x in r.reasons] == ["target_beyond_roll"]
