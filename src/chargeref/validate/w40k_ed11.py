@@ -86,6 +86,12 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
         return problems
     r = ctx.ruling
     checks = [base.check_after, base.check_facing, check_paths, base.check_end_positions]
+    # the whole-path checks (moving through models by edition; engagement range on the
+    # path where the edition forbids it, never in 11) of validate/w40k_path.py, when
+    # that module is part of the build
+    whole = getattr(base, "check_whole_paths", None)
+    if whole is not None:
+        checks.insert(3, whole)
     if r.procedure == "choices":
         checks = [check_choices]
     elif r.success:
@@ -133,7 +139,11 @@ def check_paths(ctx: base.Ctx) -> list[Violation]:
         e = ctx.end.get(mid)
         z_to = float(mv.to[2]) if len(mv.to) >= 3 else (e.z if e is not None else base._ground(mv.to, ctx.hills))
         elevated_to = abs(z_to - base._ground(mv.to, ctx.hills)) > TOL
-        cost = base.path_cost(ctx, s, pts, z_to, elevated_to)
+        pieces_cost = getattr(base, "pieces_cost", None)  # exact lines and arcs, when recorded
+        if pieces_cost is not None and getattr(mv, "segments", None) and base.pieces_problems(mv) is None:
+            cost = pieces_cost(ctx, s, mv, z_to, elevated_to)
+        else:
+            cost = base.path_cost(ctx, s, pts, z_to, elevated_to)
         ctx.costs[mid] = cost
         blocked = list(cost.blocked) + [("enemy model", x) for x in _enemy_crossings(ctx, s, pts) if ("enemy model", x) not in cost.blocked]
         ground_ok = not blocked and (ctx.budget is None or cost.total <= ctx.budget + TOL)
