@@ -68,7 +68,7 @@ def roll_for(n: int | None) -> int | None:
 # --------------------------------------------------------------------------- eligibility
 
 
-def unit_reasons(system: W40k, world: World, charger: str, stratagem: str | None) -> list[Reason]:
+def unit_reasons(world: World, charger: str, stratagem: str | None) -> list[Reason]:
     """Why this unit may not charge at all this phase (empty: it may)."""
     from .system import in_engagement, unit_distance
 
@@ -252,7 +252,7 @@ def needed(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Needed:
     if not req.targets:
         raise RequestError(Problem("target", "name the targets (or ask for the choices)"))
     cands = candidates(world, req.charger, stratagem)
-    if unit_reasons(system, world, req.charger, stratagem) or target_reasons(world, req.charger, list(req.targets), cands, stratagem):
+    if unit_reasons(world, req.charger, stratagem) or target_reasons(world, req.charger, list(req.targets), cands, stratagem):
         return Needed(distance=None, roll=None)
     return needed_for(system, world, req.charger, list(req.targets), cands, _cap(req, stratagem))[0]
 
@@ -294,7 +294,7 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
         details["heroic_intervention"] = True
         details["stratagem"] = stratagem
         details["command_points"] = 2 if stratagem == INTO_THE_FRAY else 1
-    reasons = unit_reasons(system, world, req.charger, stratagem)
+    reasons = unit_reasons(world, req.charger, stratagem)
     cands = candidates(world, req.charger, stratagem)
     reasons += target_reasons(world, req.charger, targets, cands, stratagem)
     if stratagem is not None and not reasons and not cands:
@@ -372,7 +372,7 @@ def odds(system: W40k, scen: Scenario40k, req: ChargeRequest) -> dict[str, Any]:
     for t in req.targets:
         require_unit(scen, t, "target")
     stratagem = stratagem_of(req)
-    reasons = unit_reasons(system, world, req.charger, stratagem)
+    reasons = unit_reasons(world, req.charger, stratagem)
     cands = candidates(world, req.charger, stratagem)
     if req.targets:
         reasons += target_reasons(world, req.charger, list(req.targets), cands, stratagem)
