@@ -42,13 +42,13 @@ from . import w40k as base
 #: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
 LEAP_TO_DEFEND = "leap_to_defend"
 INTO_THE_FRAY = "into_the_fray"
-INTO_THE_FRAY_RANGE = 6.0
-INTO_THE_FRAY_CAP = 6
 #: spots tried around each target model when looking for a missed duty (1 degree apart;
 #: a found spot is confirmed exactly, so sampling only ever supplies candidates)
 RING_STEP_DEG = 1.0
 
 ED = edition_table(11)
+INTO_THE_FRAY_RANGE = float(ED.into_the_fray_range or 0.0)
+INTO_THE_FRAY_CAP = int(ED.into_the_fray_cap or 0)
 
 
 # --------------------------------------------------------------------------- context

@@ -32,6 +32,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Choice, Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k
 from ..base import ChargeRequest, require_unit
+from .editions import edition
 from .solver import EPS, ChargeProblem, sd_many
 from .world import World, build_world
 
@@ -42,9 +43,11 @@ if TYPE_CHECKING:
 LEAP_TO_DEFEND = "leap_to_defend"
 INTO_THE_FRAY = "into_the_fray"
 STRATAGEMS = (LEAP_TO_DEFEND, INTO_THE_FRAY)
+_ED = edition(11)
 #: Into the Fray: targets within this many inches, and the roll counts at most this much
-INTO_THE_FRAY_RANGE = 6.0
-INTO_THE_FRAY_CAP = 6
+#: (the editions table)
+INTO_THE_FRAY_RANGE = float(_ED.into_the_fray_range or 0.0)
+INTO_THE_FRAY_CAP = int(_ED.into_the_fray_cap or 0)
 #: with more candidate units than this, only single units and pairs are listed as
 #: choices (every larger set would cost one placement search each)
 ALL_SETS_UP_TO = 3
@@ -293,7 +296,8 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
     if stratagem is not None:
         details["heroic_intervention"] = True
         details["stratagem"] = stratagem
-        details["command_points"] = 2 if stratagem == INTO_THE_FRAY else 1
+        cp = _ED.heroic_cp or 0
+        details["command_points"] = cp + (_ED.into_the_fray_extra_cp or 0) if stratagem == INTO_THE_FRAY else cp
     reasons = unit_reasons(world, req.charger, stratagem)
     cands = candidates(world, req.charger, stratagem)
     reasons += target_reasons(world, req.charger, targets, cands, stratagem)
