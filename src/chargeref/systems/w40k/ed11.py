@@ -97,10 +97,19 @@ def unit_reasons(world: World, charger: str, stratagem: str | None) -> list[Reas
     engaged = [e for e in enemies if in_engagement(world, charger, e)]
     if engaged:
         out.append(Reason(code="starts_engaged", message=f"{charger} starts within engagement range of {', '.join(engaged)}", models=ids))
-    rng = world.rules.charge_range
+    # a charge: an enemy within 12"; the stratagem: within its own reach (also 12")
+    rng = _ED.heroic_range * world.rules.inch if stratagem is not None else world.rules.charge_range
     if not any(unit_distance(world, charger, e) <= rng + TOL for e in enemies):
         out.append(Reason(code="no_enemy_in_range", message=f"no enemy unit is within 12\" of {charger}"))
     return out
+
+
+def _reach(stratagem: str | None) -> float:
+    """How far (inches) a target may be: 12" for a charge and for Leap to Defend, 6" for
+    Into the Fray."""
+    if stratagem == INTO_THE_FRAY:
+        return INTO_THE_FRAY_RANGE
+    return _ED.heroic_range if stratagem is not None else _ED.charge_range
 
 
 def candidates(world: World, charger: str, stratagem: str | None) -> dict[str, float]:
@@ -109,7 +118,7 @@ def candidates(world: World, charger: str, stratagem: str | None) -> dict[str, f
     from .system import unit_distance
 
     inch = world.rules.inch
-    reach = INTO_THE_FRAY_RANGE * inch if stratagem == INTO_THE_FRAY else world.rules.charge_range
+    reach = _reach(stratagem) * inch
     charged = {u.id for u in world.scen.units if "charged" in u.flags}
     out: dict[str, float] = {}
     for e in world.enemies_of(charger):
@@ -143,7 +152,7 @@ def target_reasons(world: World, charger: str, targets: list[str], cands: dict[s
                 out.append(Reason(code="target_did_not_charge", message=f"Leap to Defend only answers units that charged this phase; {t} did not"))
                 continue
             d = unit_distance(world, charger, t)
-            lim = INTO_THE_FRAY_RANGE if stratagem == INTO_THE_FRAY else world.rules.ed.charge_range
+            lim = _reach(stratagem)
             out.append(
                 Reason(
                     code="target_out_of_range",
