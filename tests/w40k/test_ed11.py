@@ -467,3 +467,12 @@ def test_fly_needs_nine_to_cross_the_screen() -> None:
     assert not charge(s, ("B",), dice=(4, 4)).success
     r = charge(s, ("B",), dice=(4, 5))
     assert r.success and validate(s, r) == []
+
+
+def test_a_failure_at_the_least_roll_is_refused_by_the_validator() -> None:
+    s = scen("choices.yaml")
+    r = charge(s, ("B",), roll=4)
+    assert not r.success and validate(s, r) == []
+    assert r.roll is not None
+    lie = r.model_copy(update={"roll": r.roll.model_copy(update={"total": 5})})
+    assert [v.code for v in validate(s, lie)] == ["roll_inconsistent"]

@@ -203,6 +203,8 @@ def check_roll(ctx: base.Ctx) -> list[Violation]:
     need = r.needed.roll if r.needed is not None else None
     if r.success and (need is None or r.roll.total < need or not r.eligible):
         out.append(Violation("roll_inconsistent", f"the charge succeeds with {r.roll.total} although the least roll is {need}"))
+    elif not r.success and r.eligible and r.targets and need is not None and r.roll.total >= need:
+        out.append(Violation("roll_inconsistent", f"the charge fails with {r.roll.total} although the least roll is {need}"))
     return out
 
 
