@@ -134,7 +134,7 @@ def charge_request(scen: AnyScenario, charger: str, targets: Sequence[str], *, d
     for k in system_extras:
         if k not in _EXTRAS:
             raise RequestError(Problem(k, f"unknown option (known: {', '.join(_EXTRAS)})"))
-    spec = {"charger": charger, "targets": list(targets), "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
+    spec = {"charger": charger, "targets": targets, "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
             "modifier": modifier, **system_extras}
     problems, clean = request_problems(scen, spec, prefix="", heroic=heroic_intervention)
     if problems:
