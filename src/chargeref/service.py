@@ -25,7 +25,7 @@ from .errors import ChargerefError, Problem, RequestError, ScenarioError
 from .ruling import Ruling, ruling_from_data
 from .scenario import AnyScenario, Scenario40k, ScenarioT9A, ScenarioWarmaster, scenario_from_data
 from .scenario.checks import charges_problems, request_problems
-from .scenario.limits import DEFAULT_LIMITS, Limits, check_values, count_problems
+from .scenario.limits import DEFAULT_LIMITS, Limits, count_problems
 from .scenario.loader import load_bytes, read_path
 from .systems import ChargeRequest, find_system
 
@@ -77,10 +77,13 @@ def scenario_problems(scen: AnyScenario) -> list[Problem]:
     reference checks, then the declared charges (deduplicated, in order)."""
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for p in list(find_system(scen.system).problems(scen)) + charges_problems(scen):
+    for p in find_system(scen.system).problems(scen):
         if (p.field, p.message) not in seen:
             seen.add((p.field, p.message))
             out.append(p)
+    named = {f for f, _ in seen}
+    # the same charge field named by the system already says what is wrong with it
+    out += [p for p in charges_problems(scen) if p.field not in named]
     return out
 
 
@@ -92,8 +95,7 @@ def parse_scenario(doc: Any, *, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     problems = count_problems(doc, limits)
     if problems:
         raise ScenarioError(problems)
-    check_values(doc, "scenario", limits)
-    scen = scenario_from_data(doc)
+    scen = scenario_from_data(doc, limits=limits)
     problems = scenario_problems(scen)
     if problems:
         raise ScenarioError(problems)
@@ -133,7 +135,7 @@ def charge_request(scen: AnyScenario, charger: str, targets: Sequence[str], *, d
     for k in system_extras:
         if k not in _EXTRAS:
             raise RequestError(Problem(k, f"unknown option (known: {', '.join(_EXTRAS)})"))
-    spec = {"charger": charger, "targets": list(targets), "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
+    spec = {"charger": charger, "targets": targets, "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
             "modifier": modifier, **system_extras}
     problems, clean = request_problems(scen, spec, prefix="", heroic=heroic_intervention)
     if problems:
