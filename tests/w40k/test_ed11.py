@@ -476,3 +476,23 @@ def test_a_failure_at_the_least_roll_is_refused_by_the_validator() -> None:
     assert r.roll is not None
     lie = r.model_copy(update={"roll": r.roll.model_copy(update={"total": 5})})
     assert [v.code for v in validate(s, lie)] == ["roll_inconsistent"]
+
+
+def test_service_takes_edition_11_as_the_cli_does() -> None:
+    import json
+
+    from chargeref import service
+
+    doc = service.load_path(EX / "heroic.yaml")
+    data = service.heroic(doc, "H", stratagem="into_the_fray", dice="6,6")
+    assert data["procedure"] == "choices" and [c["targets"] for c in data["choices"]] == [["E"], ["F"]]
+    cli = json.loads(_cli("heroic", str(EX / "heroic.yaml"), "--unit", "H", "--stratagem", "into_the_fray",
+                          "--dice", "6,6", "--json").output)
+    assert cli == data
+    with pytest.raises(ChargerefError) as e:
+        service.heroic(service.load_path(Path(__file__).resolve().parents[2] / "examples" / "40k" / "ringed_target.yaml"),
+                       "B", against="A", stratagem="into_the_fray", dice="3,3")
+    assert e.value.problems[0].field == "stratagem"
+    with pytest.raises(ChargerefError) as e:
+        service.heroic(doc, "H", stratagem="counter_offensive", dice="3,3")
+    assert e.value.problems[0].field == "stratagem"
