@@ -86,3 +86,25 @@ def test_parse_scenario_is_what_check_accepts():
         service.parse_scenario(d)
     with pytest.raises(ScenarioError):
         service.phase(d)
+
+
+@pytest.mark.parametrize("charger,targets,kw,field", [
+    (5, ["B"], {}, "charger"),
+    ("A", 7, {}, "target"),
+    ("A", ["B"], {"dice": {"x": 1}}, "dice"),
+    ("A", ["B"], {"roll": [1]}, "roll"),
+    ("A", ["B"], {"modifier": "x"}, "modifier"),
+    ("A", ["B"], {"seed": 1.5}, "seed"),
+    ("A", ["B"], {"reroll": ["x"]}, "reroll"),
+    ("A", ["B"], {"reaction": {"a": 1}}, "reaction"),
+    ("A", ["B"], {"reaction": "flee", "reaction_dice": [[1]]}, "reaction_dice"),
+    ("A", ["B"], {"redirect": ["B"]}, "redirect"),
+    ("A", ["B"], {"casualties": 5}, "casualties"),
+    ("A", ["B"], {"first_stand": 3}, "first_stand"),
+])
+def test_wrongly_typed_request_fields_are_refused(charger, targets, kw, field):
+    """What a web body may hold: every wrong type is a refusal naming the field."""
+    d = doc(EX / "t9a" / "align_a.yaml")
+    with pytest.raises(RequestError) as info:
+        service.charge(d, charger, targets, **kw)
+    assert info.value.problems[0].field == field

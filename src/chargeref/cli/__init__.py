@@ -30,9 +30,13 @@ class OneLineGroup(click.Group):
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``chargeref``: the help
+                exc.show()
+                sys.exit(exc.exit_code)
             param = getattr(exc, "param", None)
             name = getattr(exc, "option_name", None) or (param.opts[0] if param is not None and param.opts else None)
-            raw = exc.message if isinstance(exc, click.BadParameter) and param is not None else exc.format_message()
+            plain = isinstance(exc, click.BadParameter) and not isinstance(exc, click.MissingParameter)
+            raw = exc.message if plain and param is not None and exc.message else exc.format_message()
             msg = " ".join(str(raw).split())
             click.echo(f"chargeref: {name}: {msg}" if name else f"chargeref: {msg}", err=True)
             sys.exit(EXIT_REFUSED)

@@ -10,15 +10,21 @@ from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
 
 
 class Rules40k(Strict):
-    edition: Literal[9, 10] = 10
-    #: WTC precise procedure and walls rule; default true with edition 10, false with 9.
+    #: 9, 10 or 11 (rules-notes §1.13: June 2026); 10 stays the default of chargeref/1 files
+    edition: Literal[9, 10, 11] = 10
+    #: WTC precise procedure and walls rule; the default comes from the editions table
+    #: (true with edition 10 only).
     wtc: bool | None = None
     #: edition 9: a failed charge still moves up to the roll and ends closer (seed 002).
     failed_charge_moves: bool = True
 
     @property
     def use_wtc(self) -> bool:
-        return self.wtc if self.wtc is not None else self.edition == 10
+        if self.wtc is not None:
+            return self.wtc
+        from ..systems.w40k.editions import edition
+
+        return edition(self.edition).wtc_default
 
 
 class Model40k(Strict):
