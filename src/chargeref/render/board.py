@@ -138,6 +138,26 @@ class BoardRenderer(PanelsMixin):
 
     # ----------------------------------------------------------------- build
 
+    def build_bare(self) -> str:
+        """The whole board and what is on it, without header, legend or margins: the
+        ``viewBox`` is exactly ``0 0 width depth`` (the web board lays it over its own
+        drawing, in the same coordinates)."""
+        W, D = float(self.scen.board.width), self.depth
+        self.region = (0.0, 0.0, W, D)
+        self.px = W / self.width_px
+        m = ET.Element("g", {"class": "map"})
+        self._draw_map(m)
+        root = ET.Element("svg", {"xmlns": SVG_NS, "version": "1.1", "class": f"chargeref bare system-{self.scen.system}",
+                                  "viewBox": f"0 0 {_f(W)} {_f(D)}", "width": str(self.width_px),
+                                  "height": _f(round(D / self.px))})
+        _sub(root, "style", text=css(self.px, _f))
+        root.append(m)
+        for el in root.iter():
+            if el.tag not in ("text", "tspan", "title", "style"):
+                el.tail = "\n"
+        root.text = "\n"
+        return ET.tostring(root, encoding="unicode")
+
     def build(self) -> str:
         x0, y0, x1, y1 = self._region()
         self.region = (x0, y0, x1, y1)

@@ -54,6 +54,7 @@ def render_svg(
     show_before: bool = True,
     whole_board: bool = False,
     width_px: int = DEFAULT_WIDTH_PX,
+    bare: bool = False,
 ) -> str:
     """Draw a scenario (and, optionally, a ruling on it) as an SVG document.
 
@@ -65,6 +66,8 @@ def render_svg(
       reasons as text.
     * By default a ruling zooms to the charge; ``whole_board=True`` draws the board.
     * ``width_px``: the picture's pixel width (fonts and strokes are sized for it).
+    * ``bare=True``: only the whole board and what is on it (no header, legend or
+      margins; ``viewBox="0 0 width depth"``), for laying over the web board.
 
     The result is deterministic: the same input gives the same string.
 
@@ -87,7 +90,8 @@ def render_svg(
     cls = RENDERERS.get(scenario.system)
     if cls is None:
         raise ValueError(f"no renderer for system {scenario.system!r}")
-    return cls(scenario, ruling, title, show_before, whole_board, width_px, segments).build()
+    renderer = cls(scenario, ruling, title, show_before, whole_board or bare, width_px, segments)
+    return renderer.build_bare() if bare else renderer.build()
 
 
 __all__ = ["render_svg", "DEFAULT_WIDTH_PX", "RENDERERS"]

@@ -112,7 +112,7 @@ def _json_object(body: bytes) -> dict[str, Any]:
 _KNOWN = {
     "charge": {"scenario", "charger", "targets", "dice", "roll", "seed", "reroll", "modifier", "reaction", "reaction_dice"},
     "odds": {"scenario", "charger", "targets", "reroll", "modifier"},
-    "draw": {"scenario", "ruling", "whole_board"},
+    "draw": {"scenario", "ruling", "whole_board", "bare"},
     "needed": {"scenario", "charger", "targets", "reroll", "modifier"},
 }
 
@@ -214,7 +214,7 @@ def create_app(
             return _error(404, Problem("name", f"no bundled example {name[:60]!r}"))
         text = resources.files("chargeref.web").joinpath(f"examples/{name}.yaml").read_text(encoding="utf-8")
         doc = ops.load_document(text.encode("utf-8"), name)
-        return {**{k: v for k, v in e.items() if k != "source"}, "scenario": doc}
+        return {**{k: v for k, v in e.items() if k != "source"}, "scenario": ops.normalized(doc)}
 
     @app.post("/api/load")
     async def load(request: Request) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def create_app(
         body = await read_body(request)
         doc = await run(lambda: ops.load_document(body, "file"))
         checked = await run(lambda: ops.check(doc))
-        return {"scenario": doc, **checked}
+        return {"scenario": await run(lambda: ops.normalized(doc)), **checked}
 
     @app.post("/api/check")
     async def check(request: Request) -> dict[str, Any]:
@@ -271,11 +271,13 @@ def create_app(
     @app.post("/api/draw")
     async def draw(request: Request) -> Response:
         d = _fields("draw", _json_object(await read_body(request)))
-        whole = d.get("whole_board", False)
-        if not isinstance(whole, bool):
-            raise BadRequest("whole_board", "must be true or false")
+        whole, bare = d.get("whole_board", False), d.get("bare", False)
+        for name, v in (("whole_board", whole), ("bare", bare)):
+            if not isinstance(v, bool):
+                raise BadRequest(name, "must be true or false")
         lim = app.state.time_limit
-        svg: str = await run(lambda: ops.draw(d["scenario"], d.get("ruling"), whole_board=whole, time_limit_s=lim))
+        svg: str = await run(lambda: ops.draw(d["scenario"], d.get("ruling"), whole_board=whole, time_limit_s=lim,
+                                              bare=bare))
         return Response(svg, media_type="image/svg+xml")
 
     return app

@@ -19,7 +19,7 @@ import yaml
 from ..budget import check as budget_check
 from ..budget import time_limit
 from ..errors import ChargerefError, Problem, RequestError, ScenarioError
-from ..scenario import AnyScenario, parse_text, scenario_from_data
+from ..scenario import AnyScenario, parse_text, scenario_from_data, scenario_to_data
 from ..systems import ChargeRequest, find_system
 
 REROLLS = ("none", "failed", "one_die")
@@ -63,6 +63,15 @@ def scenario(doc: Any, field: str = "scenario") -> AnyScenario:
     if problems:
         raise ScenarioError(problems)
     return scen
+
+
+def normalized(doc: Any) -> Any:
+    """A readable scenario in its full written-out form (bases as ``{round: 32}``,
+    defaults filled in), which the board draws; anything else as it came."""
+    try:
+        return scenario_to_data(scenario_from_data(doc))
+    except ChargerefError:
+        return doc
 
 
 def check(doc: Any) -> dict[str, Any]:
@@ -181,7 +190,8 @@ def odds(doc: Any, charger: Any, targets: Any, reroll: Any = "none", modifier: A
         }
 
 
-def draw(doc: Any, ruling: Any = None, whole_board: bool = False, time_limit_s: float | None = None) -> str:
+def draw(doc: Any, ruling: Any = None, whole_board: bool = False, time_limit_s: float | None = None,
+         bare: bool = False) -> str:
     """The SVG picture of a scenario (and a ruling on it), as ``--svg`` writes it."""
     from ..render import render_svg
 
@@ -190,7 +200,7 @@ def draw(doc: Any, ruling: Any = None, whole_board: bool = False, time_limit_s: 
         if ruling is not None and not isinstance(ruling, dict):
             raise RequestError(Problem("ruling", "must be a ruling mapping"))
         try:
-            return render_svg(scen, ruling, whole_board=whole_board)
+            return render_svg(scen, ruling, whole_board=whole_board, bare=bare)
         except ValueError as exc:  # a ruling that does not fit the scenario
             msg = str(exc).splitlines()[0][:300]
             raise RequestError(Problem("ruling", msg)) from None
