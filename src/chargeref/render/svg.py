@@ -55,6 +55,7 @@ def render_svg(
     whole_board: bool = False,
     width_px: int = DEFAULT_WIDTH_PX,
     bare: bool = False,
+    segments: dict[int, list[Any]] | None = None,
 ) -> str:
     """Draw a scenario (and, optionally, a ruling on it) as an SVG document.
 
@@ -68,6 +69,8 @@ def render_svg(
     * ``width_px``: the picture's pixel width (fonts and strokes are sized for it).
     * ``bare=True``: only the whole board and what is on it (no header, legend or
       margins; ``viewBox="0 0 width depth"``), for laying over the web board.
+    * ``segments``: move index -> that move's ``segments`` (straight legs and arcs),
+      for a ``Ruling`` object read without them; a dict ruling carries its own.
 
     The result is deterministic: the same input gives the same string.
 
@@ -79,9 +82,10 @@ def render_svg(
     >>> svg.startswith("<svg") and 'class="model p1"' in svg
     True
     """
-    segments: dict[int, list[Any]] = {}
+    segments = dict(segments or {})
     if isinstance(ruling, dict):
-        data, segments = split_segments(ruling)
+        data, found = split_segments(ruling)
+        segments.update(found)
         ruling = Ruling.model_validate(data)
     if ruling is not None and ruling.system != scenario.system:
         raise ValueError(f"the ruling is for {ruling.system!r} but the scenario is {scenario.system!r}")

@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.staticfiles import StaticFiles
 
+from .. import service
 from ..budget import DEFAULT_SECONDS, WorkLimitExceeded
 from ..errors import ChargerefError, Problem
 from ..render.style import style_text
@@ -110,7 +111,7 @@ def _json_object(body: bytes) -> dict[str, Any]:
 
 
 _KNOWN = {
-    "charge": {"scenario", "charger", "targets", "dice", "roll", "seed", "reroll", "modifier", "reaction", "reaction_dice"},
+    "charge": {"scenario", "charger", "targets", "dice", "roll", "seed", "reroll", "modifier", *ops.CHARGE_EXTRAS},
     "odds": {"scenario", "charger", "targets", "reroll", "modifier"},
     "draw": {"scenario", "ruling", "whole_board", "bare"},
     "needed": {"scenario", "charger", "targets", "reroll", "modifier"},
@@ -228,41 +229,43 @@ def create_app(
     async def check(request: Request) -> dict[str, Any]:
         body = await read_body(request)
         doc = await run(lambda: ops.load_document(body, "scenario"))
-        result: dict[str, Any] = await run(lambda: ops.check(doc))
+        result: dict[str, Any] = await run(lambda: service.check(doc))
         return result
 
     @app.post("/api/charge")
     async def charge(request: Request) -> dict[str, Any]:
         d = _fields("charge", _json_object(await read_body(request)))
+        charger, targets = ops.names(d.get("charger"), d.get("targets"))
+        extras = {k: d[k] for k in ops.CHARGE_EXTRAS if d.get(k) is not None}
         lim = app.state.time_limit
-        result: dict[str, Any] = await run(lambda: ops.charge(
-            d["scenario"], d.get("charger"), d.get("targets"), dice=d.get("dice"), roll=d.get("roll"),
-            seed=d.get("seed"), reroll=d.get("reroll", "none"), modifier=d.get("modifier", 0), time_limit_s=lim,
-            reaction=d.get("reaction"), reaction_dice=d.get("reaction_dice")))
+        result: dict[str, Any] = await run(lambda: service.charge(
+            d["scenario"], charger, targets, dice=d.get("dice"), roll=d.get("roll"), seed=d.get("seed"),
+            reroll=d.get("reroll", "none"), modifier=d.get("modifier", 0), time_limit=lim, **extras))
         return result
 
     @app.post("/api/odds")
     async def odds(request: Request) -> dict[str, Any]:
         d = _fields("odds", _json_object(await read_body(request)))
+        charger, targets = ops.names(d.get("charger"), d.get("targets"))
         lim = app.state.time_limit
-        result: dict[str, Any] = await run(lambda: ops.odds(
-            d["scenario"], d.get("charger"), d.get("targets"), reroll=d.get("reroll", "none"),
-            modifier=d.get("modifier", 0), time_limit_s=lim))
+        result: dict[str, Any] = await run(lambda: service.odds(
+            d["scenario"], charger, targets, reroll=d.get("reroll", "none"), modifier=d.get("modifier", 0),
+            time_limit=lim))
         return result
 
     @app.post("/api/needed")
     async def needed(request: Request) -> dict[str, Any]:
         """The board's live numbers while a model is dragged: the nearest enemy and,
-        when targets are chosen, the least roll and the odds."""
+        when targets are chosen, the least roll and the odds (as ``/api/odds``)."""
         d = _fields("needed", _json_object(await read_body(request)))
+        charger, targets = ops.names(d.get("charger"), d.get("targets"))
         lim = app.state.time_limit
 
         def work() -> dict[str, Any]:
-            out: dict[str, Any] = {"nearest": ops.nearest(d["scenario"], d.get("charger"), time_limit_s=lim)}
-            if d.get("targets"):
-                out["odds"] = ops.odds(d["scenario"], d.get("charger"), d.get("targets"),
-                                       reroll=d.get("reroll", "none"), modifier=d.get("modifier", 0),
-                                       time_limit_s=lim)
+            out: dict[str, Any] = {"nearest": ops.nearest(d["scenario"], charger, time_limit_s=lim)}
+            if targets:
+                out["odds"] = service.odds(d["scenario"], charger, targets, reroll=d.get("reroll", "none"),
+                                           modifier=d.get("modifier", 0), time_limit=lim)
             return out
 
         result: dict[str, Any] = await run(work)
