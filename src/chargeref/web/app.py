@@ -12,8 +12,8 @@ the body, examples from a fixed list shipped in the package.
 
 from __future__ import annotations
 
-import asyncio
 import json
+import threading
 from collections.abc import Callable
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -143,19 +143,23 @@ def create_app(
                   openapi_url="/api/openapi.json")
     app.state.time_limit = time_limit
     app.state.queue_wait = queue_wait
-    sem = asyncio.Semaphore(max(1, int(max_concurrent)))
+    # a thread semaphore: the wait and the work happen in the same worker thread, so
+    # waiting requests never hold up running ones (and any event loop may call it)
+    slots = threading.BoundedSemaphore(max(1, int(max_concurrent)))
     examples = {e["name"]: e for e in _examples()}
 
-    async def run(fn: Callable[[], Any]) -> Any:
-        """Run a ruling in a worker thread, at most ``max_concurrent`` at once."""
+    def guarded(fn: Callable[[], Any]) -> Any:
+        if not slots.acquire(timeout=app.state.queue_wait):
+            raise Busy()
         try:
-            await asyncio.wait_for(sem.acquire(), timeout=app.state.queue_wait)
-        except TimeoutError:
-            raise Busy() from None
-        try:
-            return await run_in_threadpool(fn)
+            return fn()
         finally:
-            sem.release()
+            slots.release()
+
+    async def run(fn: Callable[[], Any]) -> Any:
+        """Run a ruling in a worker thread, at most ``max_concurrent`` at once; more
+        wait up to ``queue_wait`` seconds (then 503)."""
+        return await run_in_threadpool(guarded, fn)
 
     # ------------------------------------------------------------ errors
 
@@ -222,7 +226,7 @@ def create_app(
         """A scenario file's text (JSON or YAML) -> its data and its check."""
         body = await read_body(request)
         doc = await run(lambda: ops.load_document(body, "file"))
-        checked = await run(lambda: ops.check(doc))
+        checked = await run(lambda: service.check(doc))
         return {"scenario": await run(lambda: ops.normalized(doc)), **checked}
 
     @app.post("/api/check")

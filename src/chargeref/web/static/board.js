@@ -451,6 +451,11 @@ function renderAddBox() {
 
 // ------------------------------------------------------------------ live numbers
 
+// Re-roll and modifier apply to charge rolls; Warmaster charges roll no dice.
+function rollOptions(s) {
+  return state.scen.system === "warmaster" ? {} : { reroll: s.reroll, modifier: s.modifier };
+}
+
 function scheduleLive() {
   clearTimeout(liveTimer);
   liveTimer = setTimeout(live, 140);
@@ -468,8 +473,7 @@ async function live() {
   const ctrl = new AbortController();
   liveAbort = ctrl;
   const s = settings();
-  const body = { scenario: state.scen, charger: ch, targets: state.targets, reroll: s.reroll, modifier: s.modifier };
-  if (!state.targets.length) delete body.targets;
+  const body = { scenario: state.scen, charger: ch, targets: state.targets, ...rollOptions(s) };
   document.querySelectorAll(".live .chip").forEach((c) => c.classList.add("busy"));
   try {
     const res = await api("/api/needed", body, { signal: ctrl.signal });
@@ -598,7 +602,7 @@ function endDrag(ev) {
 async function runCharge() {
   if (!state.charger || !state.targets.length) { toast("Choose a charger and at least one target first (click the units)."); return; }
   const s = settings();
-  const body = { scenario: state.scen, charger: state.charger, targets: state.targets, reroll: s.reroll, modifier: s.modifier };
+  const body = { scenario: state.scen, charger: state.charger, targets: state.targets, ...rollOptions(s) };
   if (state.scen.system !== "warmaster") {
     if (s.mode === "dice") body.dice = s.dice;
     else if (s.mode === "roll") body.roll = s.total;
