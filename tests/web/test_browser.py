@@ -265,6 +265,8 @@ def test_new_table_add_units_and_the_readme_screenshot(board: Board) -> None:
     page.click("#charge")
     page.wait_for_selector("#verdict.ok", timeout=30_000)
     b.settle()
+    page.evaluate("document.querySelectorAll('#left details').forEach((d) => { d.open = false; });"
+                  "document.getElementById('left').scrollTop = 0")
     out = ROOT / "docs" / "img" / "board.png"
     page.screenshot(path=str(out))
     assert out.stat().st_size > 20_000

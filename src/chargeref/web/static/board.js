@@ -118,9 +118,20 @@ function changed({ keepRuling = false } = {}) {
 
 // ------------------------------------------------------------------ drawing
 
+// The part of the board in view, in SVG coordinates [x, y, width, height]; null: all.
+let view = null;
+
+function viewBox() {
+  const { width: W, depth: D } = state.scen.board;
+  return view || [0, 0, W, D];
+}
+
+// One screen pixel in scenario units.
 function px() {
   const box = $("board").getBoundingClientRect();
-  return box.width > 0 ? state.scen.board.width / box.width : state.scen.board.width / 960;
+  const [, , vw, vh] = viewBox();
+  if (!(box.width > 0)) return vw / 960;
+  return Math.max(vw / box.width, vh / box.height);
 }
 
 function cssFor(pxUnits) {
@@ -140,10 +151,46 @@ function fitBoard() {
   const W = state.scen.board.width, D = state.scen.board.depth;
   const bw = wrap.clientWidth - 16, bh = wrap.clientHeight - 16;
   const k = Math.max(0.1, Math.min(bw / W, bh / D));
-  svg.setAttribute("viewBox", `0 0 ${f4(W)} ${f4(D)}`);
+  svg.setAttribute("viewBox", viewBox().map(f4).join(" "));
   svg.setAttribute("width", Math.floor(W * k));
   svg.setAttribute("height", Math.floor(D * k));
-  $("board-style").textContent = cssFor(W / Math.max(1, Math.floor(W * k)));
+  $("board-style").textContent = cssFor(px());
+}
+
+// Zoom by `factor` about the board point under the pointer (SVG coordinates).
+function zoomAt(factor, sx, sy) {
+  const { width: W, depth: D } = state.scen.board;
+  const [x, y, w, h] = viewBox();
+  const nw = Math.min(W, Math.max(2 * inch(state.scen), w * factor));
+  const nh = nw * (D / W);
+  const tx = (sx - x) / w, ty = (sy - y) / h;
+  let nx = sx - tx * nw, ny = sy - ty * nh;
+  nx = Math.min(Math.max(nx, 0), W - nw); ny = Math.min(Math.max(ny, 0), D - nh);
+  view = nw >= W - 1e-9 ? null : [nx, ny, nw, nh];
+  render();
+}
+
+// Show the charge: the charger, its targets and every move, with a margin.
+function zoomToRuling() {
+  const r = state.ruling;
+  if (!r) return;
+  const pts = [];
+  for (const p of pieces(state.scen)) if (p.unit === r.charger || r.targets.includes(p.unit)) {
+    pts.push([p.fp.c[0] - p.fp.reach, p.fp.c[1] - p.fp.reach], [p.fp.c[0] + p.fp.reach, p.fp.c[1] + p.fp.reach]);
+  }
+  for (const m of r.moves) pts.push(m.from, m.to);
+  if (!pts.length) return;
+  const { width: W, depth: D } = state.scen.board;
+  const pad = 2.5 * inch(state.scen);
+  let x0 = Math.min(...pts.map((p) => p[0])) - pad, x1 = Math.max(...pts.map((p) => p[0])) + pad;
+  let y0 = Math.min(...pts.map((p) => p[1])) - pad, y1 = Math.max(...pts.map((p) => p[1])) + pad;
+  let w = Math.max(x1 - x0, (y1 - y0) * W / D, 12 * inch(state.scen));
+  w = Math.min(w, W);
+  const h = w * D / W;
+  const cx = (x0 + x1) / 2, cy = D - (y0 + y1) / 2; // SVG y
+  x0 = Math.min(Math.max(cx - w / 2, 0), W - w);
+  const top = Math.min(Math.max(cy - h / 2, 0), D - h);
+  view = w >= W - 1e-9 ? null : [x0, top, w, h];
 }
 
 function render() {
@@ -613,6 +660,7 @@ async function runCharge() {
     const ruling = await api("/api/charge", body);
     const svg = await api("/api/draw", { scenario: state.scen, ruling, whole_board: true, bare: true }, { raw: true });
     state.ruling = ruling; state.rulingSvg = svg; state.showRuling = true;
+    zoomToRuling();
     if (ruling.roll && s.mode === "random") { $("die1").value = ruling.roll.dice[0] ?? 1; $("die2").value = ruling.roll.dice[1] ?? 1; }
     render(); save();
   } catch (e) {
@@ -636,7 +684,7 @@ async function openExample(name) {
   try {
     const ex = await api(`/api/examples/${encodeURIComponent(name)}`);
     if (state.scen) pushUndo();
-    state.scen = ex.scenario; state.name = name;
+    state.scen = ex.scenario; state.name = name; view = null;
     state.charger = ex.charger; state.targets = ex.targets || []; state.selected = null;
     if (ex.dice) { $("die1").value = ex.dice[0]; $("die2").value = ex.dice[1]; document.querySelector("input[name=dice-mode][value=dice]").checked = true; syncDiceMode(); }
     changed();
@@ -647,7 +695,7 @@ async function openText(text, name) {
   try {
     const res = await api("/api/load", text);
     if (state.scen) pushUndo();
-    state.scen = res.scenario; state.name = name; state.charger = null; state.targets = []; state.selected = null;
+    state.scen = res.scenario; state.name = name; view = null; state.charger = null; state.targets = []; state.selected = null;
     const first = (res.scenario.charges || [])[0];
     if (first) { state.charger = first.charger; state.targets = first.targets || []; }
     changed();
@@ -662,7 +710,7 @@ function newTable() {
   if (!(W > 0 && D > 0)) { toast("Give the board a width and a depth."); return; }
   if (state.scen) pushUndo();
   state.scen = { format: "chargeref/1", system: sys, unit: sys === "warmaster" ? "cm" : "in", board: { width: W, depth: D }, terrain: [], units: [] };
-  state.name = `new ${sys} table`; state.charger = null; state.targets = []; state.selected = null;
+  state.name = `new ${sys} table`; view = null; state.charger = null; state.targets = []; state.selected = null;
   changed();
 }
 
@@ -810,7 +858,14 @@ async function init() {
   window.addEventListener("resize", () => { if (state.scen) render(); });
 
   $("undo").onclick = undo; $("redo").onclick = redo;
-  $("fit").onclick = () => render();
+  $("fit").onclick = () => { view = null; render(); };
+  board.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const pt = board.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    const q = pt.matrixTransform(board.getScreenCTM().inverse());
+    zoomAt(ev.deltaY > 0 ? 1.15 : 1 / 1.15, q.x, q.y);
+  }, { passive: false });
   $("ruler").onclick = () => {
     rulerOn = !rulerOn; ruler.a = ruler.b = null;
     $("ruler").classList.toggle("on", rulerOn); board.classList.toggle("ruler-mode", rulerOn); drawTools();
