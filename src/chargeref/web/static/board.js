@@ -843,6 +843,7 @@ function syncDiceMode() {
 
 async function init() {
   style = await api("/api/style");
+  for (const [n, c] of Object.entries(style.players)) document.documentElement.style.setProperty(`--p${n}`, c.fill);
   const list = (await api("/api/examples")).examples;
   const sel = $("example-select");
   for (const e of list) {
