@@ -372,3 +372,21 @@ def test_hostile_scenarios_never_500(client: TestClient, doc: Any, extra: Any) -
         assert r.status_code in (200, 400, 422, 503), (path, r.status_code, r.text[:300])
         if r.status_code != 200:
             assert ": " in r.json()["error"]
+
+
+def _real_ruling() -> dict[str, Any]:
+    from chargeref import service
+
+    scen = scenario_of("40k_wtc_walkthrough")
+    return service.charge(scen, "A", ["B", "C"], dice=[4, 6])
+
+
+@SETTINGS
+@given(ruling=_mutations({k: v for k, v in _real_ruling().items() if k != "after"}))
+@example(ruling={**{k: v for k, v in _real_ruling().items() if k != "after"},
+                 "moves": [{"id": "A1", "from": [1], "to": [], "distance": -1, "segments": [{"kind": "arc"}]}]})
+def test_hostile_rulings_to_draw_never_500(client: TestClient, ruling: Any) -> None:
+    scen = scenario_of("40k_wtc_walkthrough")
+    for extra in ({}, {"whole_board": True}, {"bare": True}):
+        r = client.post("/api/draw", json={"scenario": scen, "ruling": ruling, **extra})
+        assert r.status_code in (200, 400, 422), (r.status_code, r.text[:300])

@@ -318,7 +318,7 @@ function drawRuling() {
   const map = doc.querySelector("g.map");
   if (map) g.appendChild(document.importNode(map, true));
   const r = state.ruling;
-  $("banner-text").textContent = `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Moving a model returns to the table.`;
+  $("banner-text").textContent = `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
 }
 
 // the selected piece's turn handle, and the ruler
@@ -493,7 +493,8 @@ function renderAddBox() {
   $("add-files-label").classList.toggle("hidden", sys !== "t9a");
   $("add-type-label").classList.toggle("hidden", sys !== "warmaster");
   $("add-count-label").firstChild.textContent = sys === "warmaster" ? "Stands " : "Models ";
-  document.querySelectorAll("#dice-mode, #dice-fixed, #dice-total").forEach((e) => e.classList.toggle("dim", sys === "warmaster"));
+  // Warmaster charges roll no dice: the dice, re-roll and modifier do not apply
+  document.querySelectorAll("#dice-mode, #dice-fixed, #dice-total, #roll-options").forEach((e) => e.classList.toggle("dim", sys === "warmaster"));
 }
 
 // ------------------------------------------------------------------ live numbers
