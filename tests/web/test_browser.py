@@ -237,6 +237,20 @@ def test_undo_redo_reload_and_save(board: Board, tmp_path: Path) -> None:
     png = tmp_path / "board.png"
     dl.value.save_as(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # open a file with the picker (YAML, read on the server), then by drag and drop
+    page.set_input_files("#file-input", str(ROOT / "examples" / "warmaster" / "diagram_34_2.yaml"))
+    page.wait_for_function("window.chargeref.state.name === 'diagram_34_2.yaml'")
+    assert b.state()["scen"]["system"] == "warmaster"
+    text = (ROOT / "examples" / "t9a" / "multiple_b.yaml").read_text(encoding="utf-8")
+    page.evaluate("""(text) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], "dropped.yaml", {type: "text/yaml"}));
+        document.getElementById("board-wrap").dispatchEvent(
+            new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", text)
+    page.wait_for_function("window.chargeref.state.name === 'dropped.yaml'")
+    assert b.state()["scen"]["system"] == "t9a"
     assert b.errors == []
 
 
