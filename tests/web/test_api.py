@@ -390,3 +390,16 @@ def test_hostile_rulings_to_draw_never_500(client: TestClient, ruling: Any) -> N
     for extra in ({}, {"whole_board": True}, {"bare": True}):
         r = client.post("/api/draw", json={"scenario": scen, "ruling": ruling, **extra})
         assert r.status_code in (200, 400, 422), (r.status_code, r.text[:300])
+
+
+def test_a_real_bug_is_a_500_with_a_plain_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chargeref import service
+
+    def broken(*a: Any, **k: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(service, "odds", broken)
+    c = TestClient(create_app(), raise_server_exceptions=False)
+    r = c.post("/api/odds", json={"scenario": scenario_of("t9a_align_a"), "charger": "A", "targets": ["B"]})
+    assert r.status_code == 500
+    assert r.json()["error"] == "server: internal error (ZeroDivisionError); this is a bug"
