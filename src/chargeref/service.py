@@ -25,7 +25,7 @@ from .errors import ChargerefError, Problem, RequestError, ScenarioError
 from .ruling import Ruling, ruling_from_data
 from .scenario import AnyScenario, Scenario40k, ScenarioT9A, ScenarioWarmaster, scenario_from_data
 from .scenario.checks import charges_problems, request_problems
-from .scenario.limits import DEFAULT_LIMITS, Limits, check_values, count_problems
+from .scenario.limits import DEFAULT_LIMITS, Limits, count_problems
 from .scenario.loader import load_bytes, read_path
 from .systems import ChargeRequest, find_system
 
@@ -76,10 +76,13 @@ def scenario_problems(scen: AnyScenario) -> list[Problem]:
     reference checks, then the declared charges (deduplicated, in order)."""
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for p in list(find_system(scen.system).problems(scen)) + charges_problems(scen):
+    for p in find_system(scen.system).problems(scen):
         if (p.field, p.message) not in seen:
             seen.add((p.field, p.message))
             out.append(p)
+    named = {f for f, _ in seen}
+    # the same charge field named by the system already says what is wrong with it
+    out += [p for p in charges_problems(scen) if p.field not in named]
     return out
 
 
@@ -91,8 +94,7 @@ def parse_scenario(doc: Any, *, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     problems = count_problems(doc, limits)
     if problems:
         raise ScenarioError(problems)
-    check_values(doc, "scenario", limits)
-    scen = scenario_from_data(doc)
+    scen = scenario_from_data(doc, limits=limits)
     problems = scenario_problems(scen)
     if problems:
         raise ScenarioError(problems)

@@ -31,8 +31,9 @@ class OneLineGroup(click.Group):
         except click.UsageError as exc:
             param = getattr(exc, "param", None)
             name = getattr(exc, "option_name", None) or (param.opts[0] if param is not None and param.opts else None)
-            msg = " ".join(exc.format_message().split())
-            click.echo(f"chargeref: {name}: {msg}" if name and name not in msg else f"chargeref: {msg}", err=True)
+            raw = exc.message if isinstance(exc, click.BadParameter) and param is not None else exc.format_message()
+            msg = " ".join(str(raw).split())
+            click.echo(f"chargeref: {name}: {msg}" if name else f"chargeref: {msg}", err=True)
             sys.exit(EXIT_REFUSED)
         except click.ClickException as exc:
             exc.show()

@@ -118,10 +118,22 @@ def _polygon_ok(pts: list[Point2], what: str) -> list[Point2]:
     return pts
 
 
+def _segments_ok(pts: list[Point2], what: str) -> list[Point2]:
+    """A wall is a chain of segments: each must have a length (two equal points in a
+    row make a wall of zero length, which no rule can measure against)."""
+    for k in range(len(pts) - 1):
+        (x0, y0), (x1, y1) = pts[k], pts[k + 1]
+        if math.hypot(x1 - x0, y1 - y0) <= 1e-9:
+            raise ValueError(f"{what} segment {k} has zero length (points {k} and {k + 1} are the same)")
+    return pts
+
+
 class WallSpec(Strict):
     points: list[Point2] = Field(min_length=2)
     height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 5.0
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+    _s = field_validator("points")(lambda v: _segments_ok(v, "wall"))
 
 
 class FloorSpec(Strict):
@@ -149,6 +161,8 @@ class Wall(Strict):
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
     climbable: bool = True
 
+    _s = field_validator("points")(lambda v: _segments_ok(v, "wall"))
+
 
 class Barricade(Strict):
     type: Literal["barricade"]
@@ -156,6 +170,8 @@ class Barricade(Strict):
     points: list[Point2] = Field(min_length=2)
     height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 1.0
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+    _s = field_validator("points")(lambda v: _segments_ok(v, "barricade"))
 
 
 class Obstacle(Strict):
