@@ -10,6 +10,7 @@ The last one saves the README's screenshot, docs/img/board.png.
 from __future__ import annotations
 
 import json
+import math
 import socket
 import threading
 import time
@@ -284,4 +285,58 @@ def test_new_table_add_units_and_the_readme_screenshot(board: Board) -> None:
     out = ROOT / "docs" / "img" / "board.png"
     page.screenshot(path=str(out))
     assert out.stat().st_size > 20_000
+    assert b.errors == []
+
+
+def test_turn_a_t9a_block_and_pan_a_zoomed_board(board: Board) -> None:
+    b, page = board, board.page
+    b.example("t9a_align_a")
+
+    def client(x: float, y: float) -> tuple[float, float]:
+        got = page.evaluate("""([x, y]) => {
+            const svg = document.getElementById("board");
+            const pt = svg.createSVGPoint();
+            pt.x = x; pt.y = window.chargeref.state.scen.board.depth - y;
+            const q = pt.matrixTransform(svg.getScreenCTM());
+            return [q.x, q.y];
+        }""", [x, y])
+        return float(got[0]), float(got[1])
+
+    # B: 16 models, 8 files of 20 mm: two ranks, 40 mm deep, front midpoint (24, 20), facing 90
+    depth = 40 / 25.4
+    centre = (24.0, 20.0 - depth / 2)
+    page.mouse.click(*client(24.0, 19.5))  # select the block
+    handle = page.locator("#turn-handle")
+    box = handle.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    tx, ty = client(centre[0] + 3.0, centre[1])  # drag the handle round to face +x
+    page.mouse.move(tx, ty, steps=8)
+    page.mouse.up()
+    b.settle()
+    unit = next(u for u in b.state()["scen"]["units"] if u["id"] == "B")
+    fm = unit["formation"]
+    assert min(fm["facing"], 360 - fm["facing"]) <= 1.0  # turned to face +x, to a pixel
+    # turned as a block about its centre: the front midpoint swung round it
+    f = (math.cos(math.radians(fm["facing"])), math.sin(math.radians(fm["facing"])))
+    assert fm["front"][0] == pytest.approx(centre[0] + f[0] * depth / 2, abs=1e-3)
+    assert fm["front"][1] == pytest.approx(centre[1] + f[1] * depth / 2, abs=1e-3)
+    assert b.api("/api/check", b.state()["scen"])["ok"]
+
+    # zoom in with the wheel, then drag empty ground to pan
+    page.mouse.move(*client(10.0, 40.0))
+    page.mouse.wheel(0, -600)
+    page.wait_for_timeout(100)
+    vb0 = [float(v) for v in (page.locator("#board").get_attribute("viewBox") or "").split()]
+    assert vb0[2] < 48
+    x, y = client(vb0[0] + 2, 48 - vb0[1] - 2)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y + 40, steps=4)
+    page.mouse.up()
+    vb1 = [float(v) for v in (page.locator("#board").get_attribute("viewBox") or "").split()]
+    assert vb1[2:] == vb0[2:] and (vb1[0], vb1[1]) != (vb0[0], vb0[1])
+    page.click("#fit")
+    assert page.locator("#board").get_attribute("viewBox") == "0 0 48 48"
     assert b.errors == []

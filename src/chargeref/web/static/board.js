@@ -564,24 +564,25 @@ const ruler = { a: null, b: null, active: false };
 let drag = null;
 
 function startDrag(ev) {
-  if (state.showRuling) return;
   const p = boardPoint(ev);
-  if (rulerOn) {
+  if (rulerOn && !state.showRuling) {
     ruler.a = p; ruler.b = p; ruler.active = true;
     $("board").setPointerCapture(ev.pointerId);
     drawTools();
     return;
   }
   const target = ev.target;
-  if (target.id === "turn-handle") {
+  const hit = state.showRuling ? null : target.closest("#layer-units [data-unit]");
+  if (!state.showRuling && target.id === "turn-handle") {
     drag = { kind: "turn", start: p, before: snapshot(), moved: false };
-  } else {
-    const hit = target.closest("[data-unit]");
-    if (!hit) { state.selected = null; drawTools(); renderUnitList(); return; }
+  } else if (hit) {
     const unit = hit.getAttribute("data-unit");
     const index = Number(hit.getAttribute("data-index") ?? 0);
     drag = { kind: "move", unit, index: Math.max(0, index), whole: ev.shiftKey || state.scen.system === "t9a", start: p,
       orig: JSON.parse(JSON.stringify(unitById(unit))), before: snapshot(), moved: false };
+  } else {
+    // empty ground: pan a zoomed board; a plain click clears the selection
+    drag = { kind: "pan", client: [ev.clientX, ev.clientY], view0: viewBox(), start: p, moved: false };
   }
   $("board").setPointerCapture(ev.pointerId);
   ev.preventDefault();
@@ -590,6 +591,17 @@ function startDrag(ev) {
 function moveDrag(ev) {
   if (ruler.active) { ruler.b = boardPoint(ev); drawTools(); return; }
   if (!drag) return;
+  if (drag.kind === "pan") {
+    const k = px(), ddx = (ev.clientX - drag.client[0]) * k, ddy = (ev.clientY - drag.client[1]) * k;
+    if (!drag.moved && Math.hypot(ddx, ddy) < 3 * k) return;
+    drag.moved = true;
+    if (!view) return; // the whole board is in view: nothing to pan
+    const { width: W, depth: D } = state.scen.board;
+    const [x0, y0, w, h] = drag.view0;
+    view = [Math.min(Math.max(x0 - ddx, 0), W - w), Math.min(Math.max(y0 - ddy, 0), D - h), w, h];
+    $("board").setAttribute("viewBox", view.map(f4).join(" "));
+    return;
+  }
   const p = boardPoint(ev);
   const dx = p[0] - drag.start[0], dy = p[1] - drag.start[1];
   if (!drag.moved && Math.hypot(dx, dy) < 3 * px()) return;
@@ -633,6 +645,10 @@ function endDrag(ev) {
   const d = drag;
   drag = null;
   $("board").classList.remove("dragging");
+  if (d.kind === "pan") {
+    if (!d.moved && !state.showRuling) { state.selected = null; drawTools(); renderUnitList(); }
+    return;
+  }
   if (d.moved) {
     history.undo.push(d.before); history.redo = [];
     changed();
