@@ -340,3 +340,14 @@ def test_turn_a_t9a_block_and_pan_a_zoomed_board(board: Board) -> None:
     page.click("#fit")
     assert page.locator("#board").get_attribute("viewBox") == "0 0 48 48"
     assert b.errors == []
+
+
+def test_the_nearest_enemy_line_shows_the_server_distance(board: Board) -> None:
+    b, page = board, board.page
+    b.example("40k_ruin_wall")
+    b.settle()
+    st = b.state()
+    n = b.api("/api/needed", {"scenario": st["scen"], "charger": st["charger"]})["nearest"]
+    assert page.locator("#layer-tools .nearest-line").count() == 1
+    assert page.locator("#nearest-text").text_content() == f"{n['distance']:.2f}″"
+    assert b.errors == []

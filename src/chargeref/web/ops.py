@@ -85,9 +85,11 @@ def _has_segments(ruling: dict[str, Any]) -> bool:
 
 def nearest(doc: Any, charger: Any, time_limit_s: float | None = None) -> dict[str, Any] | None:
     """The closest enemy model to the charging unit, base to base on exact footprints:
-    ``{"unit", "model", "from", "distance"}`` (None without enemies)."""
+    ``{"unit", "model", "from", "distance", "points"}`` (None without enemies). The
+    distance is exact; ``points`` (one on each base, where they come closest) only
+    place the board's measuring line."""
     from ..geometry.shapes import distance
-    from ..render.primitives import _army
+    from ..render.primitives import _army, _closest_points
 
     with time_limit(time_limit_s, "the nearest enemy"):
         scen = scenario(doc)
@@ -108,5 +110,10 @@ def nearest(doc: Any, charger: Any, time_limit_s: float | None = None) -> dict[s
                     continue
                 d = float(distance(p.fp, q.fp))
                 if best is None or d < best["distance"]:
-                    best = {"unit": q.unit, "model": q.id, "from": p.id, "distance": d}
+                    best = {"unit": q.unit, "model": q.id, "from": p.id, "distance": d, "pair": (p, q)}
+        if best is None:
+            return None
+        p, q = best.pop("pair")
+        a, b = _closest_points(p.fp, q.fp)
+        best["points"] = [[round(float(a[0]), 4), round(float(a[1]), 4)], [round(float(b[0]), 4), round(float(b[1]), 4)]]
         return best

@@ -26,6 +26,7 @@ const state = {
   rulingSvg: null,
   showRuling: false,
   odds: null,
+  nearest: null, // the closest enemy to the charger, from the server
 };
 const history = { undo: [], redo: [] };
 let style = null;
@@ -140,7 +141,9 @@ function cssFor(pxUnits) {
     `#board ${sel.split(",").join(", #board ")} {${body.replace(/\{(-?\d+(?:\.\d+)?)\}/g, (_, n) => `${f4(Number(n) * pxUnits)}px`)}}`)
     .join("\n") + `\n#board .ruler-line {stroke-width:${f4(2.5 * pxUnits)}px}\n#board .ruler-text {font-size:${f4(14 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`
     + `\n#board .handle {stroke-width:${f4(1.2 * pxUnits)}px}\n#board .handle-link {stroke-width:${f4(1 * pxUnits)}px}`
-    + `\n#board .selected-mark {stroke-width:${f4(3 * pxUnits)}px}`;
+    + `\n#board .selected-mark {stroke-width:${f4(3 * pxUnits)}px}`
+    + `\n#board .nearest-line {stroke-width:${f4(1.5 * pxUnits)}px;stroke-dasharray:${f4(4 * pxUnits)} ${f4(3 * pxUnits)}}`
+    + `\n#board .nearest-text {font-size:${f4(12 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`;
 }
 
 const Y = (y) => state.scen.board.depth - y;
@@ -335,6 +338,14 @@ function drawTools() {
     el("line", { class: "handle-link", x1: f4(centre[0]), y1: f4(Y(centre[1])), x2: f4(h[0]), y2: f4(Y(h[1])) }, g);
     el("circle", { class: "handle", id: "turn-handle", cx: f4(h[0]), cy: f4(Y(h[1])), r: f4(7 * px()) }, g);
   }
+  const n = state.nearest;
+  if (n?.points && state.charger) {
+    // where the charger comes closest to an enemy, and how far (the server's exact figure)
+    const [a, b] = n.points;
+    el("line", { class: "nearest-line", x1: f4(a[0]), y1: f4(Y(a[1])), x2: f4(b[0]), y2: f4(Y(b[1])) }, g);
+    el("text", { class: "nearest-text", id: "nearest-text", x: f4((a[0] + b[0]) / 2 + 6 * px()), y: f4(Y((a[1] + b[1]) / 2)) }, g,
+      fmtLen(state.scen, n.distance));
+  }
   if (ruler.a && ruler.b) {
     const { a, b } = ruler;
     el("line", { class: "ruler-line", x1: f4(a[0]), y1: f4(Y(a[1])), x2: f4(b[0]), y2: f4(Y(b[1])) }, g);
@@ -514,6 +525,7 @@ async function live() {
   const ch = state.charger;
   $("live-charger").textContent = ch ? `charger ${ch}${state.targets.length ? " → " + state.targets.join(", ") : ""}` : "no charger: click a unit";
   if (!ch) {
+    state.nearest = null; drawTools();
     $("live-nearest").textContent = "nearest enemy: -"; $("live-needed").textContent = "least roll: -"; $("live-odds").textContent = "odds: -";
     state.odds = null; renderOdds();
     return;
@@ -522,11 +534,15 @@ async function live() {
   liveAbort = ctrl;
   const s = settings();
   const body = { scenario: state.scen, charger: ch, targets: state.targets, ...rollOptions(s) };
+  const sent = JSON.stringify(state.scen);
   document.querySelectorAll(".live .chip").forEach((c) => c.classList.add("busy"));
   try {
     const res = await api("/api/needed", body, { signal: ctrl.signal });
     if (ctrl.signal.aborted) return;
     const n = res.nearest;
+    // the measuring line is drawn only for the position it was measured on
+    state.nearest = sent === JSON.stringify(state.scen) ? n : null;
+    drawTools();
     $("live-nearest").textContent = n ? `nearest enemy: ${n.unit} ${fmtLen(state.scen, n.distance)}` : "nearest enemy: none";
     $("live-nearest").dataset.distance = n ? n.distance : "";
     state.odds = res.odds || null;
