@@ -152,7 +152,9 @@ const P = (pts) => pts.map((p) => `${f4(p[0])},${f4(Y(p[1]))}`).join(" ");
 function fitBoard() {
   const svg = $("board"), wrap = $("board-wrap");
   const W = state.scen.board.width, D = state.scen.board.depth;
-  const bw = wrap.clientWidth - 16, bh = wrap.clientHeight - 16;
+  // a narrow (one column) page gives the board the whole width; a wide one fits it in
+  const narrow = window.matchMedia("(max-width: 1100px)").matches;
+  const bw = wrap.clientWidth - 16, bh = narrow ? Infinity : wrap.clientHeight - 16;
   const k = Math.max(0.1, Math.min(bw / W, bh / D));
   svg.setAttribute("viewBox", viewBox().map(f4).join(" "));
   svg.setAttribute("width", Math.floor(W * k));
