@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .primitives import _f, _num, _sub
@@ -45,7 +46,7 @@ LEGEND = [
 
 class PanelsMixin:
     """Header, legend and reasons. The renderer that mixes this in provides the
-    attributes below, ``length(v)`` (a distance as text) and ``_system_name()``."""
+    attributes below."""
 
     scen: AnyScenario
     ruling: Ruling | None
@@ -57,6 +58,10 @@ class PanelsMixin:
     region: tuple[float, float, float, float]
     _legend_plan: tuple[list[tuple[str, str, float, float]], int]
     _reasons: list[tuple[str, str]]
+    #: a distance as text, in the scenario's unit (the renderer's method)
+    length: Callable[[float], str]
+    #: the game's name as the header shows it (the renderer's method)
+    _system_name: Callable[[], str]
 
     def _header_lines(self) -> list[list[tuple[str, str]]]:
         """Lines of (text, class) runs: a title, then the ruling's facts."""
