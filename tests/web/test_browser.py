@@ -180,9 +180,24 @@ def _charge_flow(b: Board, name: str, charger: str, target: str, dice: list[int]
         ("warmaster_diagram_33_3", "C", "E", None, 12),
     ],
 )
-def test_drag_choose_and_charge_each_system(board: Board, name: str, charger: str, target: str,
+def test_drag_choose_and_charge_each_system(board: Board, tmp_path: Path, name: str, charger: str, target: str,
                                             dice: list[int] | None, dy: int) -> None:
     ruling = _charge_flow(board, name, charger, target, dice, dy)
+    # the ruling saves as YAML that reads back as the same data, the picture as the API's
+    page = board.page
+    with page.expect_download() as dl:
+        page.click("#save-ruling-yaml")
+    saved = tmp_path / "ruling.yaml"
+    dl.value.save_as(saved)
+    assert yaml.safe_load(saved.read_text(encoding="utf-8")) == ruling
+    with page.expect_download() as dl:
+        page.click("#save-svg")
+    svg = tmp_path / "ruling.svg"
+    dl.value.save_as(svg)
+    want = page.request.post(board.url + "/api/draw", data=json.dumps(
+        {"scenario": board.state()["scen"], "ruling": ruling, "whole_board": True}),
+        headers={"content-type": "application/json"}).text()
+    assert svg.read_text(encoding="utf-8") == want
     assert ruling["system"] == {"40k": "40k", "t9a": "t9a", "warmaster": "warmaster"}[name.split("_")[0]]
     if name.startswith("t9a"):
         assert "T9A 2.x" in board.page.locator("#sysname").inner_text()
