@@ -286,6 +286,17 @@ def test_new_table_add_units_and_the_readme_screenshot(board: Board) -> None:
     assert [u["player"] for u in scen["units"]] == [1, 2]
     assert b.api("/api/check", scen) == {"ok": True, "problems": []}
     assert page.locator("#layer-units .unit-block").count() == 2
+    # select the first unit in the table, then add and remove models, then the unit
+    first = scen["units"][0]["id"]
+    page.locator(f"#units tr[data-unit='{first}'] td.name").click()
+    page.click("#add-model")
+    assert b.state()["scen"]["units"][0]["formation"]["models"] == 11
+    page.click("#remove-model")
+    assert b.state()["scen"]["units"][0]["formation"]["models"] == 10
+    page.click("#remove-unit")
+    assert [u["id"] for u in b.state()["scen"]["units"]] == [scen["units"][1]["id"]]
+    page.click("#undo")
+    assert len(b.state()["scen"]["units"]) == 2
 
     # the README's screenshot: the WTC walk-through, charged
     b.example("40k_wtc_walkthrough")

@@ -2,33 +2,13 @@
 // Plain JavaScript and SVG, no build step, nothing fetched from the network but our
 // own server. The board's classes and colours come from /api/style (style.json),
 // the same file the Python renderer reads.
+import { $, api, history, hooks, pushUndo, restore, round4, snapshot, state, toast, unitById } from "./core.js";
+import { addModel, addUnit, removeModel, removeUnit } from "./edit.js";
+import { clickUnit, renderAddBox, renderOdds, renderUnitList, renderVerdict } from "./panels.js";
 import { SYSTEM_NAMES, blockGeometry, dir, el, f4, fmtLen, inch, mmpu, pieces, toYAML, unitOf } from "./shapes.js";
 
-const $ = (id) => document.getElementById(id);
 const STORE = "chargeref-board/v1";
 const NEW_BOARD = { "40k": [60, 44], t9a: [72, 48], warmaster: [180, 120] };
-const BASES = {
-  "40k": [["25mm", { round: 25 }], ["28.5mm", { round: 28.5 }], ["32mm", { round: 32 }], ["40mm", { round: 40 }],
-    ["50mm", { round: 50 }], ["60mm", { round: 60 }], ["60×35.5mm oval", { oval: [60, 35.5] }],
-    ["75×42mm oval", { oval: [75, 42] }], ["90×52mm oval", { oval: [90, 52] }], ["100mm", { round: 100 }]],
-  t9a: [["20×20mm", { rect: [20, 20] }], ["25×25mm", { rect: [25, 25] }], ["25×50mm", { rect: [25, 50] }],
-    ["40×40mm", { rect: [40, 40] }], ["50×50mm", { rect: [50, 50] }], ["50×100mm", { rect: [50, 100] }]],
-  warmaster: [["by type", null], ["40×20mm", { rect: [40, 20] }], ["20×40mm", { rect: [20, 40] }], ["40×40mm", { rect: [40, 40] }]],
-};
-
-const state = {
-  scen: null, // the scenario (written-out form)
-  name: "", // where it came from
-  charger: null,
-  targets: [],
-  selected: null, // {unit, index}
-  ruling: null,
-  rulingSvg: null,
-  showRuling: false,
-  odds: null,
-  nearest: null, // the closest enemy to the charger, from the server
-};
-const history = { undo: [], redo: [] };
 let style = null;
 let liveTimer = null;
 let liveAbort = null;
@@ -36,44 +16,8 @@ let rulerOn = false;
 
 // ------------------------------------------------------------------ server
 
-async function api(path, body, { signal, raw = false } = {}) {
-  const opts = body === undefined ? { signal } : {
-    method: "POST", signal, headers: { "Content-Type": typeof body === "string" ? "text/plain" : "application/json" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  };
-  const res = await fetch(path, opts);
-  if (!res.ok) {
-    let msg = `${res.status} ${res.statusText}`;
-    try { msg = (await res.json()).error || msg; } catch (_) { /* not JSON */ }
-    const err = new Error(msg);
-    err.status = res.status;
-    throw err;
-  }
-  return raw ? res.text() : res.json();
-}
-
-function toast(msg, kind = "error") {
-  const t = $("toast");
-  t.textContent = msg;
-  t.className = `toast ${kind === "info" ? "info" : ""}`;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => t.classList.add("hidden"), kind === "info" ? 2500 : 6000);
-}
-
 // ------------------------------------------------------------------ state
 
-function snapshot() {
-  return JSON.stringify({ scen: state.scen, charger: state.charger, targets: state.targets });
-}
-function restore(text) {
-  const s = JSON.parse(text);
-  state.scen = s.scen; state.charger = s.charger; state.targets = s.targets;
-}
-function pushUndo() {
-  history.undo.push(snapshot());
-  if (history.undo.length > 200) history.undo.shift();
-  history.redo = [];
-}
 function undo() {
   if (!history.undo.length) return;
   history.redo.push(snapshot());
@@ -373,142 +317,6 @@ function selectedPiece() {
   return { centre: p.fp.c, facing: p.facing, reach: p.fp.reach };
 }
 
-function unitById(id) { return (state.scen.units || []).find((u) => u.id === id); }
-
-// ------------------------------------------------------------------ side panels
-
-function renderUnitList() {
-  const tb = $("units").querySelector("tbody");
-  tb.replaceChildren();
-  for (const u of state.scen.units || []) {
-    const tr = document.createElement("tr");
-    if (state.selected?.unit === u.id) tr.className = "selected";
-    const n = state.scen.system === "40k" ? (u.models || []).length : state.scen.system === "t9a" ? u.formation.models : (u.stands || []).length;
-    tr.innerHTML = `<td class="name"><span class="dot p${u.player}"></span></td><td>${u.player}</td>
-      <td><input type="radio" name="charger" aria-label="charger ${u.id}"></td>
-      <td><input type="checkbox" aria-label="target ${u.id}"></td><td class="hint">${n}</td>`;
-    tr.querySelector(".name").append(u.id);
-    tr.dataset.unit = u.id;
-    const rb = tr.querySelector("input[type=radio]"), cb = tr.querySelector("input[type=checkbox]");
-    rb.checked = state.charger === u.id;
-    cb.checked = state.targets.includes(u.id);
-    const enemy = state.charger && unitById(state.charger)?.player !== u.player;
-    cb.disabled = !enemy;
-    rb.addEventListener("change", () => { setCharger(u.id); });
-    cb.addEventListener("change", () => { toggleTarget(u.id); });
-    tr.querySelector(".name").addEventListener("click", () => { state.selected = { unit: u.id, index: 0 }; render(); });
-    tb.appendChild(tr);
-  }
-}
-
-function setCharger(id) {
-  pushUndo();
-  state.charger = id;
-  const me = unitById(id);
-  state.targets = state.targets.filter((t) => unitById(t)?.player !== me?.player);
-  changed();
-}
-
-function toggleTarget(id) {
-  if (!state.charger || unitById(id)?.player === unitById(state.charger)?.player) return;
-  pushUndo();
-  state.targets = state.targets.includes(id) ? state.targets.filter((t) => t !== id) : [...state.targets, id];
-  changed();
-}
-
-// A click on a unit: the first becomes the charger; enemies of the charger toggle as
-// targets; a friend of the charger becomes the new charger; the charger again clears it.
-function clickUnit(id) {
-  if (!state.charger) return setCharger(id);
-  if (id === state.charger) { pushUndo(); state.charger = null; state.targets = []; return changed(); }
-  if (unitById(id)?.player === unitById(state.charger)?.player) return setCharger(id);
-  return toggleTarget(id);
-}
-
-function renderVerdict() {
-  const r = state.ruling, v = $("verdict"), facts = $("facts"), reasons = $("reasons");
-  facts.replaceChildren(); reasons.replaceChildren();
-  if (!r) {
-    v.className = "verdict none";
-    v.innerHTML = "No charge yet. Choose a charger and its targets, then press <b>Charge!</b>";
-    return;
-  }
-  const what = { pile_in: "PILE IN", consolidate: "CONSOLIDATION", heroic_intervention: "HEROIC INTERVENTION" }[r.procedure] || "CHARGE";
-  v.className = `verdict ${r.success ? "ok" : "bad"}`;
-  v.textContent = !r.eligible ? "NOT ELIGIBLE" : r.success ? `${what} SUCCEEDS` : `${what} FAILS`;
-  v.id = "verdict";
-  const add = (k, val, id) => {
-    const dt = document.createElement("dt"); dt.textContent = k;
-    const dd = document.createElement("dd"); dd.textContent = val; if (id) dd.id = id;
-    facts.append(dt, dd);
-  };
-  add("charge", `${r.charger} → ${r.targets.join(", ")}`);
-  if (r.needed) {
-    if (r.system === "warmaster") add("needed", r.needed.distance == null ? "no stand can reach" : `first stand moves ${fmtLen(state.scen, r.needed.distance)}`, "fact-needed");
-    else add("least roll", r.needed.roll == null ? "no roll can succeed" : `${r.needed.roll} (${fmtLen(state.scen, r.needed.distance)})`, "fact-needed");
-  }
-  if (r.roll) {
-    const mod = r.roll.modifier ? ` ${r.roll.modifier > 0 ? "+" : "−"} ${Math.abs(r.roll.modifier)}` : "";
-    const rr = r.roll.rerolled_from ? ` (re-rolled ${r.roll.rerolled_from.join(" + ")})` : "";
-    add("roll", `${r.roll.dice.join(" + ")}${mod} = ${r.roll.total}${rr}`, "fact-roll");
-  }
-  add("procedure", r.procedure.replaceAll("_", " "));
-  add("moved", `${r.moves.length} (${r.moves.filter((m) => m.contacts?.length).length} in base contact)`, "fact-moved");
-  if (r.engaged?.length) add("engaged", r.engaged.join(", "));
-  const tokens = r.moves.filter((m) => m.token).length;
-  if (tokens) add("WTC tokens", String(tokens));
-  for (const k of ["charged_facing", "first_stand"]) if (r.details?.[k] !== undefined) add(k.replace("_", " "), JSON.stringify(r.details[k]).replaceAll('"', ""));
-  if (!r.reasons.length) {
-    const li = document.createElement("li"); li.textContent = r.success ? "Every rule of the charge is met." : "-"; reasons.appendChild(li);
-  }
-  for (const rs of r.reasons) {
-    const li = document.createElement("li");
-    const code = document.createElement("code"); code.textContent = rs.code;
-    li.append(code, " ", rs.message, rs.models?.length ? ` [${rs.models.join(", ")}]` : "");
-    reasons.appendChild(li);
-  }
-}
-
-function renderOdds() {
-  const o = state.odds, box = $("odds");
-  if (!o) { box.textContent = state.charger && state.targets.length ? "…" : "Choose a charger and targets."; return; }
-  const pct = (100 * o.probability).toFixed(1);
-  box.innerHTML = "";
-  const big = document.createElement("div"); big.className = "big"; big.id = "odds-value"; big.textContent = `${pct}%`;
-  const sub = document.createElement("div");
-  sub.textContent = state.scen.system === "warmaster" ? "Warmaster charges roll no dice." :
-    `exactly ${o.probability_fraction} · re-roll ${o.reroll} · modifier ${o.modifier >= 0 ? "+" : ""}${o.modifier}`;
-  box.append(big, sub);
-  const need = o.needed?.roll;
-  const rows = Object.entries(o.table || {}).sort((a, b) => Number(a[0]) - Number(b[0]));
-  if (rows.length) {
-    const t = document.createElement("table");
-    for (const [k, v] of rows) {
-      const tr = document.createElement("tr");
-      if (Number(k) === need) tr.className = "need";
-      tr.innerHTML = `<td>${k}${Number(k) === need ? " ← least" : ""}</td><td>${(100 * v).toFixed(1)}%</td>`;
-      t.appendChild(tr);
-    }
-    box.appendChild(t);
-  }
-}
-
-function renderAddBox() {
-  const sys = state.scen.system;
-  const sel = $("add-base");
-  if (sel.dataset.system !== sys) {
-    sel.replaceChildren();
-    for (const [name, b] of BASES[sys]) {
-      const o = document.createElement("option"); o.textContent = name; o.value = JSON.stringify(b); sel.appendChild(o);
-    }
-    sel.dataset.system = sys;
-  }
-  $("add-files-label").classList.toggle("hidden", sys !== "t9a");
-  $("add-type-label").classList.toggle("hidden", sys !== "warmaster");
-  $("add-count-label").firstChild.textContent = sys === "warmaster" ? "Stands " : "Models ";
-  // Warmaster charges roll no dice: the dice, re-roll and modifier do not apply
-  document.querySelectorAll("#dice-mode, #dice-fixed, #dice-total, #roll-options").forEach((e) => e.classList.toggle("dim", sys === "warmaster"));
-}
 
 // ------------------------------------------------------------------ live numbers
 
@@ -655,7 +463,6 @@ function turnTo(p) {
   else u.stands[s.index].facing = facing;
 }
 
-const round4 = (v) => Math.round(v * 1e4) / 1e4;
 
 function endDrag(ev) {
   if (ruler.active) { ruler.active = false; return; }
@@ -746,90 +553,6 @@ function newTable() {
   if (state.scen) pushUndo();
   state.scen = { format: "chargeref/1", system: sys, unit: sys === "warmaster" ? "cm" : "in", board: { width: W, depth: D }, terrain: [], units: [] };
   state.name = `new ${sys} table`; view = null; state.charger = null; state.targets = []; state.selected = null;
-  changed();
-}
-
-function nextId(prefix) {
-  const ids = new Set((state.scen.units || []).map((u) => u.id));
-  for (let i = 0; i < 26 * 27; i++) {
-    const id = i < 26 ? String.fromCharCode(65 + i) : prefix + (i - 25);
-    if (!ids.has(id)) return id;
-  }
-  return prefix + Date.now();
-}
-
-function addUnit() {
-  const scen = state.scen, sys = scen.system;
-  const player = Number($("add-player").value);
-  const base = JSON.parse($("add-base").value);
-  const n = Math.max(1, Math.min(60, Number($("add-count").value) || 1));
-  const id = nextId("U");
-  const cx = scen.board.width / 2, cy = player === 1 ? scen.board.depth * 0.3 : scen.board.depth * 0.7;
-  const facing = player === 1 ? 90 : 270;
-  pushUndo();
-  if (sys === "40k") {
-    const b = base || { round: 32 };
-    const w = (b.round ?? b.oval?.[0] ?? 32) / mmpu(scen) + 0.5;
-    const models = Array.from({ length: n }, (_, i) => ({ id: `${id}${i + 1}`, at: [round4(cx + (i - (n - 1) / 2) * w), round4(cy)], base: b, facing }));
-    scen.units.push({ id, player, keywords: ["INFANTRY"], models });
-  } else if (sys === "t9a") {
-    const files = Math.max(1, Math.min(n, Number($("add-files").value) || 5));
-    scen.units.push({ id, player, formation: { front: [cx, cy], facing, files, models: n, base: base || { rect: [20, 20] } }, advance_rate: 4, march_rate: 8, discipline: 7 });
-  } else {
-    const type = $("add-type").value;
-    const b = base || { rect: type === "infantry" ? [40, 20] : [20, 40] };
-    const w = b.rect[0] / mmpu(scen);
-    const stands = Array.from({ length: n }, (_, i) => ({ at: [round4(cx + (i - (n - 1) / 2) * w), round4(cy)], facing }));
-    const unit = { id, player, type, stands };
-    if (base) unit.base = base;
-    scen.units.push(unit);
-  }
-  state.selected = { unit: id, index: 0 };
-  changed();
-}
-
-function addModel() {
-  const s = state.selected, scen = state.scen;
-  const u = s && unitById(s.unit);
-  if (!u) { toast("Select a unit first (click one of its models)."); return; }
-  pushUndo();
-  if (scen.system === "40k") {
-    const last = u.models[u.models.length - 1];
-    const b = last?.base || { round: 32 };
-    const w = (b.round ?? b.oval?.[0] ?? b.rect?.[0] ?? 32) / mmpu(scen) + 0.5;
-    const ids = new Set(u.models.map((m) => m.id));
-    let k = u.models.length + 1;
-    while (ids.has(`${u.id}${k}`)) k++;
-    u.models.push({ id: `${u.id}${k}`, at: [round4(last.at[0] + w), last.at[1]], base: b, facing: last.facing ?? 90 });
-  } else if (scen.system === "t9a") {
-    u.formation.models += 1;
-  } else {
-    const last = u.stands[u.stands.length - 1];
-    const w = (u.base?.rect?.[0] ?? (u.type === "infantry" ? 40 : 20)) / mmpu(scen);
-    const f = dir(last.facing ?? 90);
-    u.stands.push({ at: [round4(last.at[0] + f[1] * w), round4(last.at[1] - f[0] * w)], facing: last.facing ?? 90 });
-  }
-  changed();
-}
-
-function removeModel() {
-  const s = state.selected, scen = state.scen;
-  const u = s && unitById(s.unit);
-  if (!u) { toast("Select a model first."); return; }
-  const list = scen.system === "40k" ? u.models : scen.system === "warmaster" ? u.stands : null;
-  if (list ? list.length <= 1 : u.formation.models <= 1) { removeUnit(); return; }
-  pushUndo();
-  if (list) { list.splice(Math.min(s.index, list.length - 1), 1); state.selected = { unit: u.id, index: 0 }; }
-  else { u.formation.models -= 1; u.formation.files = Math.min(u.formation.files, u.formation.models); }
-  changed();
-}
-
-function removeUnit() {
-  const s = state.selected;
-  if (!s || !unitById(s.unit)) { toast("Select a unit first."); return; }
-  pushUndo();
-  state.scen.units = state.scen.units.filter((u) => u.id !== s.unit);
-  state.selected = null;
   changed();
 }
 
@@ -980,5 +703,7 @@ async function init() {
   document.body.dataset.ready = "1";
 }
 
+hooks.render = () => render();
+hooks.changed = () => changed();
 window.chargeref = { state, openExample, runCharge };
 init().catch((e) => toast(`The board could not start: ${e.message}`));
