@@ -16,18 +16,7 @@ from ._common import EXIT_BUG, EXIT_REFUSED, guarded
 from ._text import summary
 
 #: the command modules, in the order ``--help`` lists them
-#: (one name a line, so branches that add commands merge cleanly)
-COMMANDS: tuple[str, ...] = (
-    "check",
-    "charge",
-    "odds",
-    "phase",
-    "draw",
-    "schema",
-    "heroic",
-    "fight",
-    "validate",
-)
+COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate")
 
 
 class OneLineGroup(click.Group):
