@@ -7,7 +7,7 @@ what a contract field means.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -49,16 +49,20 @@ class Roll(_M):
     seed: int | None = None
 
 
+#: a position: [x, y] or [x, y, z]
+Position = Annotated[list[float], Field(min_length=2, max_length=3)]
+
+
 class Move(_M):
     id: str
-    from_: list[float] = Field(alias="from")
-    to: list[float]
+    from_: Position = Field(alias="from")
+    to: Position
     #: the move's cost along its path, climbing included (scenario unit)
     distance: float
     contacts: list[str] = []
     token: bool = False
     #: the path the base's centre takes, as [x, y] points (start and end included)
-    path: list[list[float]] | None = None
+    path: list[Position] | None = None
     facing: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

@@ -336,6 +336,8 @@ def draw(doc: Any, ruling: Any = None, *, title: str | None = None) -> str:
 
     scen = _scenario(doc)
     r = ruling if ruling is None or isinstance(ruling, Ruling) else ruling_from_data(ruling)
+    if r is not None:
+        _same_system(scen, r)
     return render_svg(scen, r, title=title)
 
 
@@ -346,14 +348,27 @@ def validate(doc: Any, ruling_doc: Any) -> dict[str, Any]:
 
     scen = _scenario(doc)
     ruling = ruling_from_data(ruling_doc)
-    if ruling.system != scen.system:
-        raise ScenarioError(Problem("ruling.system", f"the ruling is a {ruling.system!r} ruling, the scenario is {scen.system!r}"))
-    probs = validate_ruling(scen, ruling)
+    _same_system(scen, ruling)
+    try:
+        probs = validate_ruling(scen, ruling)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError) as exc:
+        if isinstance(exc, ChargerefError):
+            raise
+        # the contract fixes the top-level fields; a system's ``details`` that do not
+        # have the form that system writes cannot be checked
+        raise ScenarioError(Problem("ruling.details", "cannot be checked: a value does not have the form this "
+                                                      f"system's rulings give it ({exc.__class__.__name__})")) from None
     return {"legal": not probs,
             "violations": [{"code": v.code, "message": v.message, "models": list(v.models)} for v in probs]}
 
 
 # ----------------------------------------------------------------------- helpers
+
+
+def _same_system(scen: AnyScenario, ruling: Ruling) -> None:
+    if ruling.system != scen.system:
+        raise ScenarioError(Problem("ruling.system", f"the ruling is a {ruling.system[:40]!r} ruling, the scenario "
+                                                     f"is {scen.system!r}"))
 
 
 def _edition11(scen: AnyScenario) -> bool:

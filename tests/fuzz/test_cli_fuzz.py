@@ -267,24 +267,37 @@ def test_phase_and_draw_on_mutated_scenarios(tmp_path_factory, data, which, how)
     assert digest(path) == h
 
 
-RULING = service.charge(DOCS["40k"], "A", ["B"], roll=8)
+RULING_OF = {"40k": ("A", ["B"], {"roll": 8}), "t9a": ("A", ["B"], {"dice": [3, 4]}), "warmaster": ("C", ["E"], {})}
+_RULINGS: dict[str, Any] = {}
+
+
+def ruling_of(which: str) -> Any:
+    if which not in _RULINGS:
+        charger, targets, kw = RULING_OF[which]
+        _RULINGS[which] = service.charge(DOCS[which], charger, targets, **kw)
+    return _RULINGS[which]
 
 
 @SETTINGS
-@given(data=st.data(), how=ENCODINGS)
-@example(data=None, how="utf16")
-def test_validate_on_mutated_rulings(tmp_path_factory, data, how):
-    ruling = RULING if data is None else data.draw(mutated(RULING, 2))
+@given(data=st.data(), which=st.sampled_from(sorted(RULING_OF)), how=ENCODINGS)
+@example(data=None, which="40k", how="utf16")
+@example(data=None, which="t9a", how="json")
+@example(data=None, which="warmaster", how="yaml")
+def test_validate_on_mutated_rulings(tmp_path_factory, data, which, how):
+    ruling = ruling_of(which) if data is None else data.draw(mutated(ruling_of(which), 2))
     folder = tmp_path_factory.mktemp("v")
     rp = folder / "r.json"
     rp.write_bytes(encode(ruling, how))
     h = digest(rp)
     t = time.perf_counter()
-    res = runner.invoke(main, ["validate", str(SEEDS["40k"]), str(rp)])
+    res = runner.invoke(main, ["validate", str(SEEDS[which]), str(rp)])
     assert_clean(res, t)
     assert digest(rp) == h
     if data is None:
         assert res.exit_code == 0, res.output
+    t = time.perf_counter()
+    assert_clean(runner.invoke(main, ["charge", str(SEEDS[which]), "--charger", RULING_OF[which][0], "--target",
+                                      RULING_OF[which][1][0], "--svg", str(rp)]), t)
 
 
 # --------------------------------------------------------------------- real processes

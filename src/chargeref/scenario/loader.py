@@ -136,6 +136,11 @@ def _json(text: str, source: str, limits: Limits) -> Any:
 # ----------------------------------------------------------------------- YAML
 
 
+def _line(event: Any) -> str:
+    mark = getattr(event, "start_mark", None)
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
 def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
     class Guarded(yaml.SafeLoader):
         """A SafeLoader that bounds depth, aliases and expansion, and refuses cycles,
@@ -156,25 +161,25 @@ def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
                     raise ScenarioError(Problem(source, f"more than {limits.max_aliases} YAML aliases "
                                                         "(raise CHARGEREF_MAX_ALIASES)"))
                 if event.anchor in self._open:
-                    raise ScenarioError(Problem(source, f"the alias *{event.anchor} lies inside its own anchor "
-                                                        f"(line {event.start_mark.line + 1})"))
-                return super().compose_node(parent, index)  # type: ignore[no-any-return]
+                    raise ScenarioError(Problem(source, f"the alias *{event.anchor} lies inside its own anchor{_line(event)}"))
+                return super().compose_node(parent, index)  # type: ignore[return-value]
             self._depth += 1
             if self._depth > limits.max_depth:
-                raise ScenarioError(Problem(source, f"nested more than {limits.max_depth} levels deep "
-                                                    f"(line {event.start_mark.line + 1})"))
-            anchor = getattr(event, "anchor", None)
+                raise ScenarioError(Problem(source, f"nested more than {limits.max_depth} levels deep{_line(event)}"))
+            anchor: str | None = getattr(event, "anchor", None)
             opened = anchor is not None and anchor not in self._open
-            if opened:
+            if anchor is not None and opened:
                 self._open.add(anchor)
             try:
                 node = super().compose_node(parent, index)
             finally:
                 self._depth -= 1
-                if opened:
+                if anchor is not None and opened:
                     self._open.discard(anchor)
+            if node is None:
+                raise ScenarioError(Problem(source, "not valid YAML"))
             self._sized(node)
-            return node  # type: ignore[no-any-return]
+            return node
 
         def _sized(self, node: Node) -> None:
             if isinstance(node, ScalarNode):
@@ -207,8 +212,8 @@ def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
                                                     f"at most {limits.max_int_digits})"))
             return super().construct_yaml_int(node)  # type: ignore[no-any-return]
 
-    Guarded.add_constructor("tag:yaml.org,2002:int", Guarded.construct_yaml_int)
-    Guarded.add_constructor("tag:yaml.org,2002:map", Guarded.construct_yaml_map)
+    Guarded.add_constructor("tag:yaml.org,2002:int", Guarded.construct_yaml_int)  # type: ignore[type-var]
+    Guarded.add_constructor("tag:yaml.org,2002:map", Guarded.construct_yaml_map)  # type: ignore[type-var]
     return Guarded
 
 

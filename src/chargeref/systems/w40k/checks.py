@@ -87,9 +87,9 @@ def scenario_problems(scen: Scenario40k) -> list[Problem]:
             if sd_many(a.fp, a.xy[None], b.fp)[0] < -TOL:
                 probs.append(Problem(where[a.id] + ".at", f"the base overlaps model {b.id}"))
         fb = disc_bounds(np.array([f.fp.center for f in blockers]), np.array([f.fp.radius for f in blockers]))
-        for i, k in box_hits(bounds, fb):
+        for mi, fi in box_hits(bounds, fb):
             budget_check()
-            m, f = ms[i], blockers[k]
+            m, f = ms[mi], blockers[fi]
             if sd_many(m.fp, m.xy[None], f.fp)[0] < -TOL:
                 kind = {"ruin_wall": "a ruin wall", "wall": "a wall", "barricade": "a barricade", "impassable": "impassable terrain", "obstacle": "an obstacle"}[f.type]
                 probs.append(Problem(where[m.id] + ".at", f"the base is inside {kind} ({f.ruin or f.id})"))
