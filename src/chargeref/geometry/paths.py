@@ -121,6 +121,7 @@ from .shapes import (
     convex_signed_distance,
     segment_sweep,
 )
+from .tangents import ExactGraph, Obstacles, Piece, arc_box_ok, arc_sd_core
 
 #: Id reported by :func:`sweep_clear` when the base leaves the board.
 BOARD_ID = "<board>"
@@ -167,13 +168,24 @@ class Barrier:
 
 @dataclass(frozen=True)
 class PathResult:
-    """A path of the base centre with its exact length and crossing costs."""
+    """A path of the base centre with its exact length and crossing costs.
+
+    ``segments`` is the path itself: straight pieces ``{"kind": "line", "from", "to"}``
+    and arcs ``{"kind": "arc", "center", "radius", "from", "to", "ccw"}`` whose lengths
+    add up to ``length``. ``points`` are their ends in order (for drawing and for the
+    contract's ``moves[].path``); where the path bends along an arc the chord between two
+    points is not the path. ``exact`` is False when a stand-in decided the path: the
+    circumscribed polygon of an oval-involved obstacle, or the graph polyline when the
+    exact construction found nothing as short; the length is then that of a valid
+    path, possibly longer than the shortest."""
 
     cost: float
     length: float
     climb: float
     points: tuple[tuple[float, float], ...]
     crossed: tuple[str, ...]
+    segments: tuple[dict, ...] = ()
+    exact: bool = True
 
 
 # ----------------------------------------------------------------------------------
@@ -1474,7 +1486,8 @@ class Planner:
             # nothing is shorter than the straight segment, and it climbs nothing
             if len(hit) == 0:
                 pts = ((float(s[0]), float(s[1])), (float(g[0]), float(g[1])))
-                return PathResult(L, L, 0.0, pts, ())
+                seg = ({"kind": "line", "from": list(pts[0]), "to": list(pts[1])},) if L > 0 else ()
+                return PathResult(L, L, 0.0, pts, (), seg, True)
             return _result(ctx.cs, [s, g])  # crosses only free soft barriers
         qs = self._relevant(ctx, s, g, budget)
         fld = CostField(self, ctx, self._graph(ctx, qs), base, budget)
@@ -1500,6 +1513,17 @@ class CostField:
         self.base = base
         self.budget = budget
         self.limit = np.inf if budget is None else budget + TOL
+        # the graph's polygons may make a path up to the stated excess longer than the
+        # exact one, so the graph explores that much beyond the budget; the exact
+        # refinement then decides against the budget itself
+        cs0 = ctx.cs
+        rho_max = float(cs0.rho.max()) if cs0.Q else 0.0
+        curv = [float(np.max(np.hypot(*(cs0.core[q] - cs0.centre[q]).T))) for q in np.flatnonzero(~cs0.exact)]
+        rho_max = max([rho_max, *curv])
+        x = math.pi / planner.n
+        self.slack = rho_max * (1.0 / math.cos(x) - 1.0) * (4.0 * math.pi + 1.0) + 1e-6
+        self.glimit = self.limit + self.slack
+        self._exact: dict[frozenset[int], object] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -1553,7 +1577,7 @@ class CostField:
         mat = csr_matrix((w[first], (lo[first], hi[first])), shape=(T, T))
         if self.start_ok:
             self.dist, self.pred = dijkstra(
-                mat, directed=False, indices=N, return_predecessors=True, limit=self.limit
+                mat, directed=False, indices=N, return_predecessors=True, limit=self.glimit
             )
         else:
             self.dist = np.full(T, np.inf)
@@ -1583,7 +1607,8 @@ class CostField:
         c, how = self._solve(g, want_paths=True)
         if not np.isfinite(c[0]) or how[0] is None:
             return None
-        return _result(self.ctx.cs, how[0])
+        pieces, exact = how[0]
+        return _piece_result(self.ctx.cs, pieces, exact, self.start)
 
     # -- internals ----------------------------------------------------------------------
     _DIRECT = -2
@@ -1620,7 +1645,7 @@ class CostField:
             return
         cs = self.ctx.cs
         lb = d0 + np.hypot(*(T[tgt] - F).T)
-        keep = (lb < best[tgt]) & (lb <= self.limit)
+        keep = (lb < best[tgt]) & (lb <= self.glimit)
         if guard is not None:
             gq = guard[tgt]
             chk = np.flatnonzero(keep & (gq >= 0))
@@ -1690,7 +1715,7 @@ class CostField:
         rows = np.arange(k)[:, None]
         width = 3
         while True:
-            cand = ~done & (LB < np.minimum(best, self.limit)[:, None])
+            cand = ~done & (LB < np.minimum(best, self.glimit)[:, None])
             if not cand.any():
                 break
             LBc = np.where(cand, LB, np.inf)
@@ -1749,20 +1774,136 @@ class CostField:
             guard[own] = gr.qs[poly]
             self._best(goals[rest], sub_best, sub_who, include_start=False, pre=pre, guard=guard)
             best[rest], who[rest] = sub_best, sub_who
-        cost = np.where(best <= self.limit, best, np.inf)
-        if want_paths:
-            for g in np.flatnonzero(np.isfinite(cost)):
+        exact = np.ones(G, dtype=bool)
+        pieces: list = [None] * G
+        ref = np.flatnonzero(np.isfinite(best) & (who != self._DIRECT))
+        if len(ref):
+            polys = {}
+            for g in ref:
                 v = int(who[g])
-                if v == self._DIRECT:
-                    how[g] = [s, goals[g]]
-                elif v >= 0:
-                    how[g] = self._chain(v) + [goals[g]]
+                if v >= 0:
+                    polys[int(g)] = self._chain(v) + [goals[g]]
                 else:
                     p = -3 - v
-                    how[g] = self._chain(int(pwho[p])) + [pg[p], goals[g]]
+                    polys[int(g)] = self._chain(int(pwho[p])) + [pg[p], goals[g]]
+            rc, rp, rx = self._refine(goals, polys, best, want_paths)
+            for g in ref:
+                g = int(g)
+                if g in rc and rc[g] <= best[g] + 1e-9:
+                    best[g] = rc[g]
+                    pieces[g] = rp.get(g)
+                    exact[g] = rx[g]
+                else:
+                    # the exact construction found nothing better: keep the polyline
+                    exact[g] = False
+                    pieces[g] = _line_pieces(_dedupe(polys[g]))
+        cost = np.where(best <= self.limit, best, np.inf)
+        self.last_exact = exact
+        if want_paths:
+            for g in np.flatnonzero(np.isfinite(cost)):
+                if int(who[g]) == self._DIRECT:
+                    how[g] = (_line_pieces(_dedupe([s, goals[g]])), True)
+                else:
+                    how[g] = (pieces[g], bool(exact[g]))
         return cost, how
 
+    # -- exact refinement -------------------------------------------------------------
+    def _near(self, polys: dict[int, list[np.ndarray]], margin: float) -> dict[int, frozenset[int]]:
+        """For each goal's polyline: the C-obstacles of the graph within ``margin`` of it."""
+        cs = self.ctx.cs
+        qs = self.graph.qs
+        A_l, B_l, o_l = [], [], []
+        for g, pts in polys.items():
+            P = _dedupe(pts)
+            if len(P) < 2:
+                P = np.vstack([P, P])
+            A_l.append(P[:-1])
+            B_l.append(P[1:])
+            o_l.append(np.full(len(P) - 1, g))
+        out: dict[int, set[int]] = {g: set() for g in polys}
+        if len(qs) == 0:
+            return {g: frozenset() for g in polys}
+        A, B, own = np.concatenate(A_l), np.concatenate(B_l), np.concatenate(o_l)
+        chunk = max(1, 200_000 // max(1, len(qs)))
+        for s0 in range(0, len(A), chunk):
+            a, b = A[s0 : s0 + chunk], B[s0 : s0 + chunk]
+            d2 = _seg_point_d2_matrix(a, b, cs.centre[qs])
+            si, qj = np.nonzero(d2 <= (cs.radius[qs] + margin) ** 2)
+            if len(si) == 0:
+                continue
+            q = qs[qj]
+            sd = cs.sd_pairs(a[si], b[si], q, tol=-margin)
+            near = sd < margin
+            for g, qq in zip(own[s0 + si[near]], q[near], strict=True):
+                out[int(g)].add(int(qq))
+        return {g: frozenset(v) for g, v in out.items()}
 
+    def _exact_graph(self, key: frozenset[int]):
+        eg = self._exact.get(key)
+        if eg is not None:
+            return eg
+        cs = self.ctx.cs
+        local = np.asarray(sorted(key), dtype=int)
+        obs = Obstacles(
+            [cs.core[q] for q in local],
+            [float(cs.rho[q]) if cs.exact[q] else 0.0 for q in local],
+            [bool(cs.hard[q]) for q in local],
+            [int(cs.bar[q]) for q in local],
+            [bool(cs.exact[q]) for q in local],
+        )
+        checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
+        eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
+        eg.all_exact = bool(cs.exact[local].all()) if len(local) else True
+        if len(self._exact) > 64:
+            self._exact.clear()
+        self._exact[key] = eg
+        return eg
+
+    def _refine(
+        self,
+        goals: np.ndarray,
+        polys: dict[int, list[np.ndarray]],
+        graph_cost: np.ndarray,
+        want_paths: bool,
+    ) -> tuple[dict[int, float], dict[int, list], dict[int, bool]]:
+        """Exact costs (and pieces) for goals the graph reached along ``polys``: the
+        tangent graph over the C-obstacles near each polyline, widened once if that
+        finds nothing as short as the polyline."""
+        cs = self.ctx.cs
+        rc: dict[int, float] = {}
+        rp: dict[int, list] = {}
+        rx: dict[int, bool] = {}
+        eps = self.slack / (4.0 * math.pi + 1.0)
+        todo = dict(polys)
+        for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
+            if not todo:
+                break
+            near = self._near(todo, margin)
+            groups: dict[frozenset[int], list[int]] = {}
+            for g, key in near.items():
+                groups.setdefault(key, []).append(g)
+            for key, gs in groups.items():
+                eg = self._exact_graph(key)
+                idx = np.asarray(gs, dtype=int)
+                c, hw = eg.join(goals[idx])
+                for k, g in enumerate(gs):
+                    pc = float(graph_cost[g])
+                    if np.isfinite(c[k]):
+                        rc[g] = float(c[k])
+                        rx[g] = eg.all_exact
+                        if want_paths:
+                            rp[g] = eg.pieces(goals[g], hw[k])
+                    if not (np.isfinite(c[k]) and c[k] <= pc + 1e-9):
+                        rc.pop(g, None)
+                        continue
+            todo = {g: p for g, p in todo.items() if g not in rc}
+        for g in rc:
+            if want_paths and g in rp:
+                # an ellipse-involved obstacle near the final path was judged by its
+                # circumscribed stand-in: the path is valid but maybe not the shortest
+                if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
+                    rx[g] = False
+        return rc, rp, rx
 # ----------------------------------------------------------------------------------
 # exact measurement of given polylines
 # ----------------------------------------------------------------------------------
@@ -1782,9 +1923,162 @@ def _result(cs: _CSet, pts: list[np.ndarray]) -> PathResult:
     if len(P) == 1:
         P = np.vstack([P, P])
     length, climb, crossed = _measure(cs, P)
+    segs = tuple(p.as_dict() for p in _line_pieces(P))
     return PathResult(
-        length + climb, length, climb, tuple((float(x), float(y)) for x, y in P), crossed
+        length + climb, length, climb, tuple((float(x), float(y)) for x, y in P), crossed, segs
     )
+
+
+def _line_pieces(P: np.ndarray) -> list[Piece]:
+    return [
+        Piece("line", (float(a[0]), float(a[1])), (float(b[0]), float(b[1])), float(math.dist(a, b)))
+        for a, b in zip(P[:-1], P[1:], strict=True)
+        if math.dist(a, b) > 0
+    ]
+
+
+def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray) -> PathResult:
+    """A path made of pieces, measured: its length is the sum of the pieces' exact
+    lengths; each piece that enters a soft barrier deeper than TOL pays its cost once."""
+    s = (float(start[0]), float(start[1]))
+    points = [s] + [p.b for p in pieces]
+    if len(points) == 1:
+        points.append(s)
+    length = float(sum(p.length for p in pieces))
+    crossed: list[str] = []
+    climb = 0.0
+    chk = _Checker(cs, cs.all, None, np.empty(0, dtype=int))
+    for p in pieces:
+        if p.kind == "line":
+            _, _, _, bar = cs.assess(np.asarray([p.a]), np.asarray([p.b]), cs.all)
+            bars = sorted({int(b) for b in bar})
+        else:
+            bars = sorted(chk.arc_barriers(p))
+        for b in bars:
+            barrier = cs.barriers[b]
+            if barrier.cost is not None:
+                crossed.append(barrier.id)
+                climb += barrier.cost
+    return PathResult(
+        length + climb,
+        length,
+        climb,
+        tuple(points),
+        tuple(crossed),
+        tuple(p.as_dict() for p in pieces),
+        exact,
+    )
+
+
+class _Checker:
+    """Exact judges of path pieces against the C-obstacles ``qs`` (and the board box),
+    for the tangent graph: segments by the exact segment distance, arcs by the exact
+    arc distance to each C-obstacle's core (an oval-involved C-obstacle is represented
+    by its circumscribed polygon, which is conservative). ``local`` maps the tangent
+    graph's obstacle numbers to C-obstacles (an arc never checks its own)."""
+
+    def __init__(self, cs: _CSet, qs: np.ndarray, box: np.ndarray | None, local: np.ndarray) -> None:
+        self.cs = cs
+        self.qs = np.asarray(qs, dtype=int)
+        self.box = box
+        self.local = np.asarray(local, dtype=int)
+
+    def segments(self, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        blocked, climb, _, _ = self.cs.assess(A, B, self.qs)
+        if self.box is not None:
+            blocked = blocked | ~_in_box(A, self.box) | ~_in_box(B, self.box)
+        return blocked, climb, [()] * len(A)
+
+    def _pairs(self, c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cs = self.cs
+        out_i, out_q = [], []
+        chunk = max(1, 200_000 // max(1, len(self.qs)))
+        for s0 in range(0, len(c), chunk):
+            cc, rr = c[s0 : s0 + chunk], r[s0 : s0 + chunk]
+            d = np.hypot(
+                cc[:, None, 0] - cs.centre[None, self.qs, 0], cc[:, None, 1] - cs.centre[None, self.qs, 1]
+            )
+            i, j = np.nonzero(d <= rr[:, None] + cs.radius[self.qs][None, :] + TOL)
+            out_i.append(i + s0)
+            out_q.append(self.qs[j])
+        if not out_i:
+            return np.empty(0, dtype=int), np.empty(0, dtype=int)
+        return np.concatenate(out_i), np.concatenate(out_q)
+
+    def _pen(
+        self, c: np.ndarray, r: np.ndarray, a0: np.ndarray, sp: np.ndarray, skip: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(arc, C-obstacle) pairs where the arc penetrates deeper than TOL."""
+        cs = self.cs
+        i, q = self._pairs(c, r)
+        keep = q != skip[i]
+        i, q = i[keep], q[keep]
+        pi_, pq = [], []
+        for qq in np.unique(q):
+            k = i[q == qq]
+            rho = float(cs.rho[qq]) if cs.exact[qq] else 0.0
+            hit = arc_sd_core(c[k], r[k], a0[k], sp[k], cs.core[qq], rho)
+            pi_.append(k[hit])
+            pq.append(np.full(int(hit.sum()), qq))
+        if not pi_:
+            return np.empty(0, dtype=int), np.empty(0, dtype=int)
+        return np.concatenate(pi_), np.concatenate(pq)
+
+    def arcs(
+        self, c: np.ndarray, r: np.ndarray, a0: np.ndarray, sp: np.ndarray, owner: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, list]:
+        cs = self.cs
+        n = len(c)
+        skip = self.local[owner] if len(self.local) else np.full(n, -1)
+        pi_, pq = self._pen(c, r, a0, sp, skip)
+        blocked = np.zeros(n, dtype=bool)
+        blocked[pi_[cs.hard[pq]]] = True
+        climb = np.zeros(n)
+        soft = ~cs.hard[pq]
+        ps, pb = _unique_pairs(pi_[soft], cs.bar[pq[soft]])
+        if len(ps):
+            climb += np.bincount(ps, weights=cs.cost_of_bar[pb], minlength=n)
+        blocked |= ~arc_box_ok(c, r, a0, sp, self.box)
+        return blocked, climb, [()] * n
+
+    def arc_barriers(self, p: Piece) -> set[int]:
+        """Barriers an arc piece penetrates deeper than TOL (its own C-obstacle, on
+        whose boundary it runs, is never penetrated)."""
+        c, r, a0, sp = _arc_params(p)
+        pi_, pq = self._pen(c, r, a0, sp, np.full(1, -1))
+        # the arc runs on the boundary of the C-obstacle it wraps: sd = 0 there
+        return {int(self.cs.bar[q]) for q in pq}
+
+    def exact_near(self, pieces: list[Piece]) -> bool:
+        """No oval-involved C-obstacle comes near any piece (within its bounding circle)."""
+        cs = self.cs
+        inex = np.flatnonzero(~cs.exact)
+        if len(inex) == 0:
+            return True
+        for p in pieces:
+            if p.kind == "line":
+                d2 = _seg_point_d2_matrix(np.asarray([p.a]), np.asarray([p.b]), cs.centre[inex])[0]
+                if (d2 <= (cs.radius[inex] + TOL) ** 2).any():
+                    return False
+            else:
+                c, r, _, _ = _arc_params(p)
+                d = np.hypot(*(cs.centre[inex] - c[0]).T)
+                if (d <= cs.radius[inex] + r[0] + TOL).any():
+                    return False
+        return True
+
+
+def _arc_params(p: Piece) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(centre, radius, start angle, span) of an arc piece as length-1 arrays, the
+    span counter-clockwise from the start angle."""
+    assert p.center is not None
+    c = np.asarray([p.center], dtype=float)
+    ta = math.atan2(p.a[1] - p.center[1], p.a[0] - p.center[0])
+    tb = math.atan2(p.b[1] - p.center[1], p.b[0] - p.center[0])
+    sp = p.length / p.radius if p.radius > 0 else 0.0
+    a0 = ta if p.ccw else tb
+    del tb
+    return c, np.asarray([p.radius]), np.asarray([a0]), np.asarray([sp])
 
 
 def _measure(cs: _CSet, P: np.ndarray) -> tuple[float, float, tuple[str, ...]]:
@@ -1857,11 +2151,107 @@ def path_cost(
     return _measure(cs, P)
 
 
+@dataclass(frozen=True)
+class PathCheck:
+    """What :func:`measure_path` finds: exact length, climb and crossed soft barriers
+    (once per piece and barrier), and the hard barriers (or :data:`BOARD_ID`) entered."""
+
+    length: float
+    climb: float
+    crossed: tuple[str, ...]
+    blocked: tuple[str, ...]
+
+
+def piece_from_dict(d: dict) -> Piece:
+    """A path piece from its contract form (``kind`` line or arc). An arc's span runs
+    from ``from`` to ``to`` round ``center`` in its direction (``ccw``); its length is
+    ``radius × span``. Raises ValueError for a malformed piece."""
+    kind = d.get("kind")
+    a = tuple(float(v) for v in d["from"][:2])
+    b = tuple(float(v) for v in d["to"][:2])
+    if kind == "line":
+        return Piece("line", a, b, math.dist(a, b))
+    if kind != "arc":
+        raise ValueError(f"unknown piece kind {kind!r}")
+    c = tuple(float(v) for v in d["center"][:2])
+    r = float(d["radius"])
+    if not (r >= 0 and math.isfinite(r)):
+        raise ValueError("an arc's radius must be finite and >= 0")
+    ccw = bool(d.get("ccw", True))
+    ta = math.atan2(a[1] - c[1], a[0] - c[0])
+    tb = math.atan2(b[1] - c[1], b[0] - c[0])
+    span = (tb - ta) % _TWO_PI if ccw else (ta - tb) % _TWO_PI
+    return Piece("arc", a, b, r * span, c, r, ccw)
+
+
+def measure_path(
+    base: Footprint,
+    pieces: Sequence[Piece | dict],
+    barriers: Sequence[Barrier],
+    board: tuple[float, float] | None = None,
+    tol: float = TOL,
+) -> PathCheck:
+    """Measure the base (centred at the first piece's start) moved along ``pieces``
+    (lines and arcs of its centre, as :class:`Piece` or contract dicts): exact length,
+    climbing, and which hard barriers it enters deeper than ``tol``."""
+    ps = [p if isinstance(p, Piece) else piece_from_dict(p) for p in pieces]
+    ps = [p for p in ps if p.length > 0]
+    length = float(sum(p.length for p in ps))
+    rel = _rel_parts(base)
+    blocked: list[str] = []
+    if board is not None and ps:
+        box = _box_for(rel, board)
+        pts = np.asarray([p.a for p in ps] + [ps[-1].b])
+        out = not _in_box(pts, box, tol).all()
+        for p in ps:
+            if p.kind == "arc":
+                c, r, a0, sp = _arc_params(p)
+                out |= not bool(arc_box_ok(c, r, a0, sp, box)[0])
+        if out:
+            blocked.append(BOARD_ID)
+    if not barriers or not ps:
+        return PathCheck(length, 0.0, (), tuple(blocked))
+    cs = _CSet(rel, list(barriers), 48)
+    chk = _Checker(cs, cs.all, None, np.empty(0, dtype=int))
+    crossed: list[str] = []
+    hard: list[int] = []
+    climb = 0.0
+    for p in ps:
+        if p.kind == "line":
+            _, _, _, bar = cs.assess(np.asarray([p.a]), np.asarray([p.b]), cs.all, tol=tol)
+            bars = sorted({int(b) for b in bar})
+        else:
+            bars = sorted(chk.arc_barriers(p))
+        for b in bars:
+            barrier = cs.barriers[b]
+            if barrier.cost is None:
+                if b not in hard:
+                    hard.append(b)
+            else:
+                crossed.append(barrier.id)
+                climb += barrier.cost
+    blocked.extend(cs.barriers[b].id for b in sorted(hard))
+    return PathCheck(length, climb, tuple(crossed), tuple(blocked))
+
+
+def _box_for(rel: tuple[Convex, ...], board: tuple[float, float]) -> np.ndarray:
+    w, d = board
+    ext = {
+        tuple(u): max(float(p.h(np.asarray([u], dtype=float))[0]) for p in rel)
+        for u in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))
+    }
+    return np.array([ext[(-1.0, 0.0)], w - ext[(1.0, 0.0)], ext[(0.0, -1.0)], d - ext[(0.0, 1.0)]])
+
+
 __all__ = [
     "BOARD_ID",
     "Barrier",
     "CostField",
+    "PathCheck",
     "PathResult",
+    "Piece",
+    "measure_path",
+    "piece_from_dict",
     "Planner",
     "path_cost",
     "sweep_clear",
