@@ -1941,7 +1941,11 @@ def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray
     """A path made of pieces, measured: its length is the sum of the pieces' exact
     lengths; each piece that enters a soft barrier deeper than TOL pays its cost once."""
     s = (float(start[0]), float(start[1]))
-    points = [s] + [p.b for p in pieces]
+    points = [s]
+    for p in pieces:
+        if p.kind == "arc":
+            points.extend(_arc_polyline(p))
+        points.append(p.b)
     if len(points) == 1:
         points.append(s)
     length = float(sum(p.length for p in pieces))
@@ -2066,6 +2070,28 @@ class _Checker:
                 if (d <= cs.radius[inex] + r[0] + TOL).any():
                     return False
         return True
+
+
+#: Largest gap (scenario unit) between an arc and the chords that stand for it in
+#: ``PathResult.points``: well inside TOL even after coordinates are rounded to 1e-6.
+ARC_SAGITTA = 2.5e-7
+
+
+def _arc_polyline(p: Piece) -> list[tuple[float, float]]:
+    """Inner points of an arc for the polyline ``points``: equally spaced on the arc so
+    that no chord strays more than :data:`ARC_SAGITTA` from it (a reader who takes the
+    polyline for the path is off by less than TOL)."""
+    c, r, a0, sp = _arc_params(p)
+    rr, span = float(r[0]), float(sp[0])
+    if rr <= ARC_SAGITTA or span <= 0:
+        return []
+    step = 2.0 * math.acos(1.0 - ARC_SAGITTA / rr)
+    k = math.ceil(span / step)
+    if k <= 1:
+        return []
+    t = np.arange(1, k) / k * span
+    ang = float(a0[0]) + (t if p.ccw else span - t)
+    return [(float(c[0, 0] + rr * math.cos(a)), float(c[0, 1] + rr * math.sin(a))) for a in ang]
 
 
 def _arc_params(p: Piece) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
