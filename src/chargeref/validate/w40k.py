@@ -34,6 +34,7 @@ from scipy.optimize import minimize_scalar
 
 from ..errors import ScenarioError
 from ..geometry.bases import base_footprint, polygon_footprint, wall_footprint
+from ..geometry.paths import Barrier, measure_path
 from ..geometry.shapes import (
     TOL,
     Capsule,
@@ -50,6 +51,7 @@ from ..ruling import Move, Ruling
 from ..scenario import Scenario40k, inch, mm_per_unit, scenario_from_data
 from ..scenario.w40k import Model40k, Unit40k
 from . import Violation
+from .w40k_path import check_whole_paths, move_pieces, pieces_problems
 
 # --------------------------------------------------------------------------- constants
 # Rules distances, in inches (converted to the scenario unit in the context).
@@ -232,6 +234,7 @@ def _checks_for(ctx: Ctx) -> list[Check]:
         check_after,
         check_facing,
         check_paths,
+        check_whole_paths,
         check_end_positions,
     ]
     r = ctx.ruling
@@ -608,6 +611,42 @@ def path_cost(
     return cost
 
 
+def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: bool) -> MoveCost:
+    """:func:`path_cost` for a path recorded as exact pieces (lines and arcs): the
+    pieces' exact length, each feature crossing once per piece, enemies blocking unless
+    the unit can FLY, the same vertical rule."""
+    kw = ctx.keywords(mover.unit)
+    cost = MoveCost()
+    pieces = move_pieces(mv)
+    bars: list[Barrier] = []
+    for f in ctx.features:
+        c = _crossing_cost(ctx, f, kw)
+        if c is None or c > 0:
+            bars.append(Barrier(f.fp, c, f"F:{f.id}"))
+    z_lo = min(mover.z, z_to) - TOL
+    z_hi = max(mover.z, z_to) + TOL
+    if "FLY" not in kw:
+        for mid, p in ctx.start.items():
+            if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi:
+                bars.append(Barrier(p.fp, None, f"M:{mid}"))
+    chk = measure_path(mover.fp, pieces, bars)
+    cost.length = chk.length
+    kinds = {f.id: f.kind for f in ctx.features}
+    for cid in chk.crossed:
+        fid = cid[2:]
+        cost.climbs.append((fid, next(b.cost for b in bars if b.id == cid) or 0.0))
+    for bid in chk.blocked:
+        if bid.startswith("M:"):
+            cost.blocked.append(("enemy model", bid[2:]))
+        else:
+            cost.blocked.append((kinds.get(bid[2:], "terrain"), bid[2:]))
+    dz = abs(z_to - mover.z)
+    if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
+        cost.vertical = dz
+    cost.blocked = list(dict.fromkeys(cost.blocked))
+    return cost
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -771,7 +810,10 @@ def check_paths(ctx: Ctx) -> list[Violation]:
         else:
             z_to = _ground(mv.to, ctx.hills)
         elevated_to = abs(z_to - _ground(mv.to, ctx.hills)) > TOL
-        cost = path_cost(ctx, s, pts, z_to, elevated_to)
+        if mv.segments and pieces_problems(mv) is None:
+            cost = pieces_cost(ctx, s, mv, z_to, elevated_to)
+        else:
+            cost = path_cost(ctx, s, pts, z_to, elevated_to)
         ctx.costs[mid] = cost
         for kind, what in cost.blocked:
             out.append(
