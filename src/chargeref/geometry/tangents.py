@@ -189,6 +189,12 @@ def arc_sd_core(
     return hit
 
 
+def _off(a, lo):  # noqa: ANN001, ANN202 (floats or arrays)
+    """Counter-clockwise offset of angle ``a`` from ``lo`` in [-eps, 2π - eps): an angle
+    a hair before the start of a cone counts as its start, not as a full turn."""
+    return np.mod(np.asarray(a) - lo + _CONE_EPS, _TWO_PI) - _CONE_EPS
+
+
 def _u(a: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(a), np.sin(a)], axis=-1)
 
@@ -463,7 +469,7 @@ class ExactGraph:
                     # the arc must stay on the boundary: within the vertex's normal cone
                     if not ang_in(np.asarray([s0]), lo[c : c + 1], span[c : c + 1])[0]:
                         continue
-                    if (s0 - lo[c]) % _TWO_PI + sp > span[c] + 1e-9 and span[c] < _TWO_PI - 1e-12:
+                    if _off(s0, lo[c]) + sp > span[c] + 1e-9 and span[c] < _TWO_PI - 1e-12:
                         continue
                     ac.append(c)
                     ar.append(R[c])
@@ -561,7 +567,7 @@ class ExactGraph:
                     s0 = a_[m]
                     sp = np.mod(an - a_[m], _TWO_PI)
                 c0 = self.nodes_c[n]
-                within = (np.mod(s0 - self.lo[c0], _TWO_PI) + sp <= self.span[c0] + 1e-9) | (
+                within = (_off(s0, self.lo[c0]) + sp <= self.span[c0] + 1e-9) | (
                     self.span[c0] >= _TWO_PI - 1e-12
                 )
                 within &= ang_in(s0, self.lo[c0], self.span[c0])
