@@ -328,7 +328,8 @@ class CostField:
         x = math.pi / planner.n
         self.slack = rho_max * (1.0 / math.cos(x) - 1.0) * (4.0 * math.pi + 1.0) + 1e-6
         self.glimit = self.limit + self.slack
-        self._exact: dict[frozenset[int], object] = {}
+        self._eg: ExactGraph | None = None
+        self._eg_key: frozenset[int] = frozenset()
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -644,9 +645,8 @@ class CostField:
         return {g: frozenset(v) for g, v in out.items()}
 
     def _exact_graph(self, key: frozenset[int]):
-        eg = self._exact.get(key)
-        if eg is not None:
-            return eg
+        if key == self._eg_key and self._eg is not None:
+            return self._eg
         cs = self.ctx.cs
         local = np.asarray(sorted(key), dtype=int)
         obs = Obstacles(
@@ -658,10 +658,7 @@ class CostField:
         )
         checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
         eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
-        eg.all_exact = bool(cs.exact[local].all()) if len(local) else True
-        if len(self._exact) > 64:
-            self._exact.clear()
-        self._exact[key] = eg
+        self._eg, self._eg_key = eg, key
         return eg
 
     def _refine(
@@ -684,23 +681,18 @@ class CostField:
             if not todo:
                 break
             near = self._near(todo, margin)
-            groups: dict[frozenset[int], list[int]] = {}
-            for g, key in near.items():
-                groups.setdefault(key, []).append(g)
-            for key, gs in groups.items():
-                eg = self._exact_graph(key)
-                idx = np.asarray(gs, dtype=int)
-                c, hw = eg.join(goals[idx])
-                for k, g in enumerate(gs):
-                    pc = float(graph_cost[g])
-                    if np.isfinite(c[k]):
-                        rc[g] = float(c[k])
-                        rx[g] = eg.all_exact
-                        if want_paths:
-                            rp[g] = eg.pieces(goals[g], hw[k])
-                    if not (np.isfinite(c[k]) and c[k] <= pc + 1e-9):
-                        rc.pop(g, None)
-                        continue
+            # one tangent graph over every C-obstacle any of these goals needs (and
+            # those of earlier queries): built once per field, grown when needed
+            key = frozenset().union(*near.values()) | self._eg_key
+            eg = self._exact_graph(key)
+            gs = list(near)
+            c, hw = eg.join(goals[np.asarray(gs, dtype=int)])
+            for k, g in enumerate(gs):
+                if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
+                    rc[g] = float(c[k])
+                    rx[g] = bool(all(cs.exact[q] for q in near[g]))
+                    if want_paths:
+                        rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
         for g in rc:
             if want_paths and g in rp:

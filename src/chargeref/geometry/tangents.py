@@ -554,31 +554,41 @@ class ExactGraph:
             g_, c_, a_ = gi[ok], ci[ok], a[ok]
             o = o1[0]
             Tpt = C[c_] + R[c_][:, None] * _u(a_)
-            # reached contact points on the same circle, same direction
-            for n in reached[(self.nodes_o[reached] == o)]:
-                m = c_ == self.nodes_c[n]
-                if not m.any():
-                    continue
-                an = self.nodes_a[n]
-                if o > 0:
-                    s0 = np.full(int(m.sum()), an)
-                    sp = np.mod(a_[m] - an, _TWO_PI)
-                else:
-                    s0 = a_[m]
-                    sp = np.mod(an - a_[m], _TWO_PI)
-                c0 = self.nodes_c[n]
-                within = (_off(s0, self.lo[c0]) + sp <= self.span[c0] + 1e-9) | (
-                    self.span[c0] >= _TWO_PI - 1e-12
-                )
-                within &= ang_in(s0, self.lo[c0], self.span[c0])
-                lb = self.dist[n] + R[c0] * sp + np.hypot(*(goals[g_[m]] - Tpt[m]).T)
-                k = within & (lb <= self.limit)
-                cand_g.append(g_[m][k])
-                cand_n.append(np.full(int(k.sum()), n))
-                cand_a.append(s0[k])
-                cand_sp.append(sp[k])
-                cand_T.append(Tpt[m][k])
-                cand_lb.append(lb[k])
+            # reached contact points on the same circle, same direction: every
+            # (tangent, node) pair at once
+            rn = reached[self.nodes_o[reached] == o]
+            if len(rn) == 0:
+                continue
+            rn = rn[np.argsort(self.nodes_c[rn], kind="stable")]
+            rcirc = self.nodes_c[rn]
+            first = np.searchsorted(rcirc, c_, side="left")
+            cnt = np.searchsorted(rcirc, c_, side="right") - first
+            pi = np.repeat(np.arange(len(c_)), cnt)
+            if len(pi) == 0:
+                continue
+            off = np.arange(len(pi)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            n = rn[np.repeat(first, cnt) + off]
+            an = self.nodes_a[n]
+            ap = a_[pi]
+            c0 = c_[pi]
+            if o > 0:
+                s0 = an
+                sp = np.mod(ap - an, _TWO_PI)
+            else:
+                s0 = ap
+                sp = np.mod(an - ap, _TWO_PI)
+            within = (_off(s0, self.lo[c0]) + sp <= self.span[c0] + 1e-9) | (
+                self.span[c0] >= _TWO_PI - 1e-12
+            )
+            within &= ang_in(s0, self.lo[c0], self.span[c0])
+            lb = self.dist[n] + R[c0] * sp + np.hypot(*(goals[g_[pi]] - Tpt[pi]).T)
+            k = within & (lb <= self.limit)
+            cand_g.append(g_[pi][k])
+            cand_n.append(n[k])
+            cand_a.append(s0[k])
+            cand_sp.append(sp[k])
+            cand_T.append(Tpt[pi][k])
+            cand_lb.append(lb[k])
         if not cand_g:
             return best, how
         cg = np.concatenate(cand_g)
