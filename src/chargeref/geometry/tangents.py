@@ -408,109 +408,119 @@ class ExactGraph:
         P2 = C[st] + R[st][:, None] * _u(a2) if len(st) else np.empty((0, 2))
         blocked, climb, bars = seg_check(P1, P2) if len(sf) else (np.empty(0, bool), np.empty(0), [])
         keep = ~blocked
-        # --- nodes: (circle, orientation, angle); node 0 is the start
-        keys = {}
-        nodes_c, nodes_o, nodes_a = [-1], [0.0], [0.0]
-
-        def node(c: int, o: float, a: float) -> int:
-            a = float(np.mod(a, _TWO_PI))
-            key = (c, o > 0, round(a, 12))
-            k = keys.get(key)
-            if k is None:
-                k = len(nodes_c)
-                keys[key] = k
-                nodes_c.append(c)
-                nodes_o.append(o)
-                nodes_a.append(a)
-            return k
-
-        E1, E2, W, info = [], [], [], []
-        # a start on a vertex circle (touching its C-obstacle) leaves along that circle
+        # --- nodes: (circle, orientation, angle); node 0 is the start. Tangent ends
+        # and a start lying on a circle (touching its C-obstacle) give the nodes.
+        sf, st, a1, a2, o1, o2 = sf[keep], st[keep], a1[keep], a2[keep], o1[keep], o2[keep]
+        P1, P2, climb = P1[keep], P2[keep], climb[keep]
+        on_c = np.empty(0, dtype=int)
+        aS = np.empty(0)
         if nc:
             dS = self.start[None] - C
             LS = np.hypot(dS[:, 0], dS[:, 1])
-            aS = np.arctan2(dS[:, 1], dS[:, 0])
-            on = (LS <= R + 1e-9) & (LS >= R - TOL) & (R > 0) & ang_in(aS, lo, span)
-            for c in np.flatnonzero(on):
-                Tp = C[c] + R[c] * _u(np.asarray(aS[c]))
-                for o in (1.0, -1.0):
-                    v = node(int(c), o, float(aS[c]))
-                    E1.append(0)
-                    E2.append(v)
-                    W.append(float(np.hypot(*(Tp - self.start))))
-                    info.append(("line", tuple(self.start), tuple(Tp), ()))
-        for e in np.flatnonzero(keep):
-            u = 0 if sf[e] < 0 else node(int(sf[e]), float(o1[e]), float(a1[e]))
-            v = node(int(st[e]), float(o2[e]), float(a2[e]))
-            E1.append(u)
-            E2.append(v)
-            W.append(float(np.hypot(*(P2[e] - P1[e]))) + float(climb[e]))
-            info.append(("line", tuple(P1[e]), tuple(P2[e]), bars[e]))
-        self.nodes_c = np.asarray(nodes_c, dtype=int)
-        self.nodes_o = np.asarray(nodes_o)
-        self.nodes_a = np.asarray(nodes_a)
+            aSall = np.arctan2(dS[:, 1], dS[:, 0])
+            on = (LS <= R + 1e-9) & (LS >= R - TOL) & (R > 0) & ang_in(aSall, lo, span)
+            on_c = np.flatnonzero(on)
+            aS = aSall[on_c]
+        dep = sf >= 0
+        kc = np.concatenate([sf[dep], st, on_c, on_c])
+        ko = np.concatenate([o1[dep], o2, np.ones(len(on_c)), -np.ones(len(on_c))])
+        ka = np.round(np.mod(np.concatenate([a1[dep], a2, aS, aS]), _TWO_PI), 12)
+        ka = np.where(ka >= _TWO_PI, 0.0, ka)
+        if len(kc):
+            keys = np.stack([kc.astype(float), ko, ka], axis=1)
+            uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+            inv = inv.ravel() + 1
+        else:
+            uniq, inv = np.empty((0, 3)), np.empty(0, dtype=int)
+        self.nodes_c = np.concatenate([[-1], uniq[:, 0].astype(int)])
+        self.nodes_o = np.concatenate([[0.0], uniq[:, 1]])
+        self.nodes_a = np.concatenate([[0.0], uniq[:, 2]])
+        nd = int(dep.sum())
+        ne = len(sf)
+        u_line = np.zeros(ne, dtype=np.int64)
+        u_line[dep] = inv[:nd]
+        v_line = inv[nd : nd + ne]
+        v_on = inv[nd + ne :]
+        Ton = C[np.concatenate([on_c, on_c])] + np.concatenate([R[on_c], R[on_c]])[:, None] * _u(
+            np.concatenate([aS, aS])
+        ) if len(on_c) else np.empty((0, 2))
+        # edge arrays: u, v, weight, kind (0 line, 1 arc), ends, circle, ccw, length
+        eu = [u_line, np.zeros(len(v_on), dtype=np.int64)]
+        ev = [v_line, v_on]
+        ew = [np.hypot(*(P2 - P1).T) + climb, np.hypot(*(Ton - self.start).T)]
+        eA = [P1, np.repeat(self.start[None], len(v_on), axis=0)]
+        eB = [P2, Ton]
+        ek = [np.zeros(ne, dtype=int), np.zeros(len(v_on), dtype=int)]
+        ec = [np.full(ne, -1), np.full(len(v_on), -1)]
+        eo = [np.zeros(ne, dtype=bool), np.zeros(len(v_on), dtype=bool)]
+        el = [np.hypot(*(P2 - P1).T), np.hypot(*(Ton - self.start).T)]
         # --- arcs between consecutive contact points, per circle and direction
-        ac, ar, aa0, asp, au, av = [], [], [], [], [], []
-        for c in range(nc):
-            for o in (1.0, -1.0):
-                idx = np.flatnonzero((self.nodes_c == c) & (self.nodes_o == o))
-                if len(idx) < 2:
-                    continue
-                idx = idx[np.argsort(self.nodes_a[idx])]
-                nxt = np.roll(idx, -1 if o > 0 else 1)
-                for u, v in zip(idx, nxt, strict=True):
-                    ta, tb = self.nodes_a[u], self.nodes_a[v]
-                    if o > 0:
-                        s0, sp = ta, (tb - ta) % _TWO_PI
-                    else:
-                        s0, sp = tb, (ta - tb) % _TWO_PI
-                    if len(idx) == 2 and sp > math.pi and span[c] >= _TWO_PI - 1e-12:
-                        pass  # both arcs of a full circle are kept
-                    # the arc must stay on the boundary: within the vertex's normal cone
-                    if not ang_in(np.asarray([s0]), lo[c : c + 1], span[c : c + 1])[0]:
-                        continue
-                    if _off(s0, lo[c]) + sp > span[c] + 1e-9 and span[c] < _TWO_PI - 1e-12:
-                        continue
-                    ac.append(c)
-                    ar.append(R[c])
-                    aa0.append(s0)
-                    asp.append(sp)
-                    au.append(u)
-                    av.append(v)
-        if ac:
-            ac_ = np.asarray(ac)
-            blocked, climb, bars = arc_check(
-                C[ac_], np.asarray(ar), np.asarray(aa0), np.asarray(asp), self.own[ac_]
-            )
-            for k in np.flatnonzero(~blocked):
-                u, v = au[k], av[k]
-                o = self.nodes_o[u]
-                c = ac[k]
-                E1.append(u)
-                E2.append(v)
-                W.append(ar[k] * asp[k] + float(climb[k]))
-                pu = C[c] + R[c] * _u(np.asarray(self.nodes_a[u]))
-                pv = C[c] + R[c] * _u(np.asarray(self.nodes_a[v]))
-                info.append(("arc", tuple(pu), tuple(pv), bars[k], c, o > 0, ar[k] * asp[k]))
-        T = len(nodes_c)
+        T = len(self.nodes_c)
+        idx = np.arange(1, T)
+        if len(idx) > 1:
+            order = np.lexsort((self.nodes_a[idx], self.nodes_o[idx], self.nodes_c[idx]))
+            srt = idx[order]
+            gkey = self.nodes_c[srt] * 2 + (self.nodes_o[srt] > 0)
+            newg = np.ones(len(srt), dtype=bool)
+            newg[1:] = gkey[1:] != gkey[:-1]
+            gstart = np.maximum.accumulate(np.where(newg, np.arange(len(srt)), 0))
+            gend = np.empty(len(srt), dtype=int)
+            ends = np.flatnonzero(np.r_[newg[1:], True])
+            gend[:] = ends[np.searchsorted(ends, np.arange(len(srt)))]
+            size = gend - gstart + 1
+            pos = np.arange(len(srt))
+            ccw = self.nodes_o[srt] > 0
+            nxt = np.where(pos == gend, gstart, pos + 1)
+            prv = np.where(pos == gstart, gend, pos - 1)
+            to = np.where(ccw, nxt, prv)
+            m = size >= 2
+            u, v = srt[m], srt[to[m]]
+            c = self.nodes_c[u]
+            ta, tb = self.nodes_a[u], self.nodes_a[v]
+            cc = ccw[m]
+            s0 = np.where(cc, ta, tb)
+            sp = np.where(cc, np.mod(tb - ta, _TWO_PI), np.mod(ta - tb, _TWO_PI))
+            full = span[c] >= _TWO_PI - 1e-12
+            ok = full | (ang_in(s0, lo[c], span[c]) & (_off(s0, lo[c]) + sp <= span[c] + 1e-9))
+            u, v, c, s0, sp, cc = u[ok], v[ok], c[ok], s0[ok], sp[ok], cc[ok]
+            if len(u):
+                bl, cl, _ = arc_check(C[c], R[c], s0, sp, self.own[c])
+                g = ~bl
+                u, v, c, s0, sp, cc, cl = u[g], v[g], c[g], s0[g], sp[g], cc[g], cl[g]
+                pu = C[c] + R[c][:, None] * _u(self.nodes_a[u])
+                pv = C[c] + R[c][:, None] * _u(self.nodes_a[v])
+                eu.append(u)
+                ev.append(v)
+                ew.append(R[c] * sp + cl)
+                eA.append(pu)
+                eB.append(pv)
+                ek.append(np.ones(len(u), dtype=int))
+                ec.append(c)
+                eo.append(cc)
+                el.append(R[c] * sp)
         self.T = T
-        self.edge = {}
-        if E1:
-            r_ = np.asarray(E1, dtype=np.int64)
-            c_ = np.asarray(E2, dtype=np.int64)
-            w_ = np.maximum(np.asarray(W), _TINY)
+        r_ = np.concatenate(eu).astype(np.int64)
+        c_ = np.concatenate(ev).astype(np.int64)
+        w_ = np.maximum(np.concatenate(ew), _TINY)
+        if len(r_):
             order = np.lexsort((w_, c_, r_))
-            first = np.ones(len(order), dtype=bool)
             rs, cs_ = r_[order], c_[order]
+            first = np.ones(len(order), dtype=bool)
             first[1:] = (rs[1:] != rs[:-1]) | (cs_[1:] != cs_[:-1])
             sel = order[first]
-            for k in sel:
-                self.edge[(int(r_[k]), int(c_[k]))] = info[k]
+            self.e_key = r_[sel] * T + c_[sel]  # sorted (r then c)
+            self.e_A = np.concatenate(eA)[sel]
+            self.e_B = np.concatenate(eB)[sel]
+            self.e_kind = np.concatenate(ek)[sel]
+            self.e_circ = np.concatenate(ec)[sel]
+            self.e_ccw = np.concatenate(eo)[sel]
+            self.e_len = np.concatenate(el)[sel]
             mat = csr_matrix((w_[sel], (r_[sel], c_[sel])), shape=(T, T))
             self.dist, self.pred = dijkstra(
                 mat, directed=True, indices=0, return_predecessors=True, limit=limit
             )
         else:
+            self.e_key = np.empty(0, dtype=np.int64)
             self.dist = np.full(T, np.inf)
             self.dist[0] = 0.0
             self.pred = np.full(T, -9999)
@@ -640,7 +650,7 @@ class ExactGraph:
         k = n
         while k != 0:
             p = int(self.pred[k])
-            chain.append(self.edge[(p, k)])
+            chain.append(int(np.searchsorted(self.e_key, p * self.T + k)))
             k = p
         chain.reverse()
         out = [self._piece(e) for e in chain]
@@ -662,11 +672,11 @@ class ExactGraph:
         out.append(Piece("line", (float(Tpt[0]), float(Tpt[1])), g, math.dist(Tpt, g)))
         return [p for p in out if p.length > 0]
 
-    def _piece(self, e: tuple) -> Piece:
-        a = (float(e[1][0]), float(e[1][1]))
-        b = (float(e[2][0]), float(e[2][1]))
-        if e[0] == "line":
+    def _piece(self, e: int) -> Piece:
+        a = (float(self.e_A[e][0]), float(self.e_A[e][1]))
+        b = (float(self.e_B[e][0]), float(self.e_B[e][1]))
+        if self.e_kind[e] == 0:
             return Piece("line", a, b, math.dist(a, b))
-        _, _, _, _bars, c, ccw, length = e
+        c = int(self.e_circ[e])
         cen = (float(self.C[c][0]), float(self.C[c][1]))
-        return Piece("arc", a, b, float(length), cen, float(self.R[c]), bool(ccw))
+        return Piece("arc", a, b, float(self.e_len[e]), cen, float(self.R[c]), bool(self.e_ccw[e]))
