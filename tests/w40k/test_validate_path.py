@@ -117,3 +117,27 @@ def test_arc_segments_are_measured_exactly_and_must_join_up():
     bad[2] = dict(segs[2], **{"from": [13, 10.01]})
     r.moves[0].segments = bad
     assert "path_mismatch" in codes(before, r)
+
+
+def detour_duty_case(total: int):
+    """Edition 10 (WTC): A1 ends in engagement range of B1 behind a rock, having gone
+    round it. Base contact with B1 is reachable only round the rock (the shortest such
+    path is about 9.33"), never in a straight line."""
+    a = math.radians(150)
+    end = [20 + (2 * R32 + 1.0) * math.cos(a), 10 + (2 * R32 + 1.0) * math.sin(a)]
+    data = scenario(
+        [unit("A", 1, [model("A1", 10, 10)]), unit("B", 2, [model("B1", 20, 10)])],
+        terrain=[{"type": "impassable", "id": "R", "polygon": [[15, 9], [16, 9], [16, 11], [15, 11]]}],
+        edition=10,
+    )
+    return ruling(data, {"A1": {"to": end, "path": [[10, 10], [15.5, 11.9], end]}}, total=total)
+
+
+def test_base_contact_duty_follows_the_real_path_round_terrain():
+    before, r = detour_duty_case(10)
+    assert codes(before, r) == ["missed_base_contact"]
+
+
+def test_base_contact_round_terrain_out_of_reach_is_not_owed():
+    before, r = detour_duty_case(9)
+    assert codes(before, r) == []

@@ -34,7 +34,7 @@ from scipy.optimize import minimize_scalar
 
 from ..errors import ScenarioError
 from ..geometry.bases import base_footprint, polygon_footprint, wall_footprint
-from ..geometry.paths import Barrier, measure_path
+from ..geometry.paths import Barrier, Planner, measure_path
 from ..geometry.shapes import (
     TOL,
     Capsule,
@@ -50,8 +50,9 @@ from ..geometry.shapes import (
 from ..ruling import Move, Ruling
 from ..scenario import Scenario40k, inch, mm_per_unit, scenario_from_data
 from ..scenario.w40k import Model40k, Unit40k
+from ..systems.w40k.editions import edition as edition_of
 from . import Violation
-from .w40k_path import check_whole_paths, move_pieces, pieces_problems
+from .w40k_path import BIG, check_whole_paths, grown, move_pieces, pieces_problems
 
 # --------------------------------------------------------------------------- constants
 # Rules distances, in inches (converted to the scenario unit in the context).
@@ -179,6 +180,8 @@ class Ctx:
     moves: dict[str, Move]
     budget: float | None
     costs: dict[str, MoveCost] = field(default_factory=dict)
+    #: per model: the shortest-path field used by the base-contact duty check
+    duty_fields: dict[str, object] = field(default_factory=dict)
 
     # -- helpers -------------------------------------------------------------
     def inches(self, v: float) -> float:
@@ -1353,10 +1356,12 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
 
     For each charging model not in base contact with a target model, a dense ring of
     exact contact spots around every target model is searched for one that is reachable
-    in a straight line within the budget, overlaps nothing, is on the board, out of
+    along a real shortest path within the budget (:func:`_duty_path_cost`: round
+    models and terrain, never within engagement range of a non-target where the
+    edition forbids it), overlaps nothing, is on the board, out of
     terrain it may not stand in, out of engagement range of non-targets, and keeps the
     unit coherent and in engagement range of every target with the other models where
-    they ended. Only straight moves are tried (a deliberately limited check).
+    they ended.
     """
     if ctx.budget is None:
         return []
@@ -1440,6 +1445,49 @@ def _find_contact_spot(
     return None
 
 
+def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elevated: bool) -> float:
+    """Least cost of a real path (not only the straight line) from the model's start to
+    ``xy``, under the rules its charge move obeys: terrain crossings as in
+    :func:`path_cost`, enemy models in the way unless it can FLY, no point within
+    engagement range of a non-target where the edition forbids it (those models grown
+    by the range), friendly models it may not move through; plus the vertical change.
+    Shortest paths come from ``geometry.paths`` (exact tangents and arcs)."""
+    assert ctx.budget is not None
+    fld = ctx.duty_fields.get(s.id)
+    if fld is None:
+        ed = edition_of(ctx.edition)
+        kw = ctx.keywords(s.unit)
+        fly = "FLY" in kw
+        bars: list[Barrier] = []
+        for f in ctx.features:
+            c = _crossing_cost(ctx, f, kw)
+            if c is None or c > 0:
+                bars.append(Barrier(f.fp, c, f"F:{f.id}"))
+        er_h, er_v = ed.er * ctx.inch, ed.er_vertical * ctx.inch
+        for mid, p in ctx.start.items():
+            if mid in ctx.casualties or p.unit == s.unit:
+                continue
+            if p.player != s.player:
+                if abs(p.z - s.z) > er_v + TOL:
+                    continue
+                if ed.non_target_er_on_path and p.unit not in ctx.targets:
+                    bars.append(Barrier(grown(p.fp, er_h), None, f"N:{mid}"))
+                elif not fly and abs(p.z - s.z) <= TOL:
+                    bars.append(Barrier(p.fp, None, f"M:{mid}"))
+            elif not fly and abs(p.z - s.z) <= TOL:
+                big = bool(kw & BIG) and bool(ctx.keywords(p.unit) & BIG)
+                if not ed.friends_passable or (ed.big_blocks_big and big):
+                    bars.append(Barrier(p.fp, None, f"M:{mid}"))
+        board = (ctx.before.board.width, ctx.before.board.depth)
+        fld = Planner(bars, board).field(s.fp, budget=ctx.budget + 1e-9)
+        ctx.duty_fields[s.id] = fld
+    c = float(fld.cost(np.asarray([xy], dtype=float))[0])  # type: ignore[attr-defined]
+    dz = abs(z - s.z)
+    if (s.elevated or elevated) and dz > ctx.climb_free + TOL:
+        c += dz
+    return c
+
+
 def _keeps_unit(
     ctx: Ctx,
     base0: Footprint,
@@ -1502,8 +1550,7 @@ def _spot_ok(
     p = Placed(c.id, c.unit, c.player, s.model, xy, z, ground, fp)
     if p.elevated and _floor_ok(ctx, c.unit, fp, z) is not None:
         return False
-    cost = path_cost(ctx, s, [s.xy, xy], z, p.elevated)
-    if cost.blocked or cost.total > ctx.budget + TOL:
+    if _duty_path_cost(ctx, s, xy, z, p.elevated) > ctx.budget + TOL:
         return False
     for tid, ok in engaged_by_others.items():
         if not ok and not _units_in_er(ctx, [p], tid):
