@@ -141,3 +141,18 @@ def test_base_contact_duty_follows_the_real_path_round_terrain():
 def test_base_contact_round_terrain_out_of_reach_is_not_owed():
     before, r = detour_duty_case(9)
     assert codes(before, r) == []
+
+
+def test_edition_11_lifts_the_rule_through_the_editions_table():
+    """The switch is read from systems/w40k/editions.py: the same path judged with
+    edition 11's row passes (only the end of the move counts there)."""
+    from chargeref.systems.w40k.editions import EDITIONS
+    from chargeref.validate.w40k import _build
+    from chargeref.validate.w40k_path import check_whole_paths
+
+    assert EDITIONS[11].non_target_er_on_path is False
+    before, r = passing_case(0.5, edition=10)
+    ctx, _ = _build(before, r)
+    assert [v.code for v in check_whole_paths(ctx)] == ["path_in_er_of_non_target"]
+    ctx.edition = 11
+    assert check_whole_paths(ctx) == []
