@@ -168,7 +168,7 @@ from .shapes import (
     TOL,
     Footprint,
 )
-from .tangents import ExactGraph, Obstacles, Piece
+from .tangents import ExactGraph, Obstacles, Piece, arc_box_ok
 from .visibility import (
     _Graph,
 )
@@ -661,6 +661,91 @@ class CostField:
         self._eg, self._eg_key = eg, key
         return eg
 
+    def _around_one(
+        self, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool
+    ) -> tuple[dict[int, float], dict[int, list]]:
+        """Closed form round one hard disc C-obstacle (centre c, radius ρ): tangent from
+        the start, arc of ρ·φ on the side of the smaller angle, tangent to the goal, with
+        ``φ = θ − acos(ρ/d_s) − acos(ρ/d_g)``; kept where every piece is exactly clear of
+        every C-obstacle (and the board)."""
+        cs = self.ctx.cs
+        gi = np.asarray(gs, dtype=int)
+        q = np.asarray(qs, dtype=int)
+        ok = cs.is_point[q] & cs.hard[q]
+        gi, q = gi[ok], q[ok]
+        out_c: dict[int, float] = {}
+        out_p: dict[int, list] = {}
+        if len(gi) == 0:
+            return out_c, out_p
+        c = np.asarray([cs.core[k][0] for k in q]).reshape(-1, 2)
+        rho = cs.rho[q]
+        S = self.start[None] - c
+        G = goals[gi] - c
+        ds = np.hypot(S[:, 0], S[:, 1])
+        dg = np.hypot(G[:, 0], G[:, 1])
+        a_s = np.arctan2(S[:, 1], S[:, 0])
+        cr = S[:, 0] * G[:, 1] - S[:, 1] * G[:, 0]
+        dot = S[:, 0] * G[:, 0] + S[:, 1] * G[:, 1]
+        th = np.arctan2(np.abs(cr), dot)
+        sig = np.where(cr >= 0, 1.0, -1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bs = np.arccos(np.clip(rho / ds, -1.0, 1.0))
+            bg = np.arccos(np.clip(rho / dg, -1.0, 1.0))
+        phi = th - bs - bg
+        good = (phi > 0) & (ds >= rho - TOL) & (dg >= rho - TOL)
+        n1 = a_s + sig * bs
+        n2 = a_s + sig * (th - bg)
+        T1 = c + rho[:, None] * np.stack([np.cos(n1), np.sin(n1)], axis=-1)
+        T2 = c + rho[:, None] * np.stack([np.cos(n2), np.sin(n2)], axis=-1)
+        # the pieces as built (their own lengths, so the parts add up to the whole)
+        l1 = np.hypot(*(T1 - self.start[None]).T)
+        l2 = np.hypot(*(goals[gi] - T2).T)
+        length = l1 + l2 + rho * phi
+        good &= length <= self.limit
+        k = np.flatnonzero(good)
+        if len(k) == 0:
+            return out_c, out_p
+        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
+        Sx = np.repeat(self.start[None], len(k), axis=0)
+        b1, c1, _ = chk.segments(Sx, T1[k])
+        b2, c2, _ = chk.segments(T2[k], goals[gi[k]])
+        a0 = np.where(sig[k] > 0, n1[k], n2[k])
+        # the arc runs on its own C-obstacle's boundary: judge it against the others only
+        b3o, c3o = self._arc_vs_others(chk, c[k], rho[k], a0, phi[k], q[k])
+        cost = length[k] + c1 + c2 + c3o
+        fine = ~(b1 | b2 | b3o)
+        for j in np.flatnonzero(fine):
+            i = int(k[j])
+            g = int(gi[i])
+            out_c[g] = float(cost[j])
+            if want_paths:
+                s0 = (float(self.start[0]), float(self.start[1]))
+                t1 = (float(T1[i, 0]), float(T1[i, 1]))
+                t2 = (float(T2[i, 0]), float(T2[i, 1]))
+                gg = (float(goals[g, 0]), float(goals[g, 1]))
+                ps = [
+                    Piece("line", s0, t1, float(l1[i])),
+                    Piece("arc", t1, t2, float(rho[i] * phi[i]), (float(c[i, 0]), float(c[i, 1])), float(rho[i]), bool(sig[i] > 0)),
+                    Piece("line", t2, gg, float(l2[i])),
+                ]
+                out_p[g] = [p for p in ps if p.length > 0]
+        return out_c, out_p
+
+    @staticmethod
+    def _arc_vs_others(chk, c, r, a0, sp, own):  # noqa: ANN001, ANN205
+        n = len(c)
+        pi_, pq = chk._pen(c, r, a0, sp, own)
+        cs = chk.cs
+        blocked = np.zeros(n, dtype=bool)
+        blocked[pi_[cs.hard[pq]]] = True
+        climb = np.zeros(n)
+        soft = ~cs.hard[pq]
+        ps, pb = _unique_pairs(pi_[soft], cs.bar[pq[soft]])
+        if len(ps):
+            climb += np.bincount(ps, weights=cs.cost_of_bar[pb], minlength=n)
+        blocked |= ~arc_box_ok(c, r, a0, sp, chk.box)
+        return blocked, climb
+
     def _refine(
         self,
         goals: np.ndarray,
@@ -681,6 +766,20 @@ class CostField:
             if not todo:
                 break
             near = self._near(todo, margin)
+            if margin == 4.0 * eps + 1e-3:
+                # most goals wrap a single round C-obstacle: its closed form first
+                one = [g for g, k in near.items() if len(k) == 1]
+                if one:
+                    fc, fp = self._around_one(goals, one, [next(iter(near[g])) for g in one], want_paths)
+                    for g in one:
+                        if g in fc and fc[g] <= float(graph_cost[g]) + 1e-9:
+                            rc[g], rx[g] = fc[g], True
+                            if want_paths:
+                                rp[g] = fp[g]
+                    near = {g: k for g, k in near.items() if g not in rc}
+                    if not near:
+                        todo = {}
+                        break
             # one tangent graph over every C-obstacle any of these goals needs (and
             # those of earlier queries): built once per field, grown when needed
             key = frozenset().union(*near.values()) | self._eg_key
