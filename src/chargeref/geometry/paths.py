@@ -717,6 +717,8 @@ class CostField:
         for j in np.flatnonzero(fine):
             i = int(k[j])
             g = int(gi[i])
+            if g in out_c and out_c[g] <= float(cost[j]):
+                continue
             out_c[g] = float(cost[j])
             if want_paths:
                 s0 = (float(self.start[0]), float(self.start[1]))
@@ -767,10 +769,15 @@ class CostField:
                 break
             near = self._near(todo, margin)
             if margin == 4.0 * eps + 1e-3:
-                # most goals wrap a single round C-obstacle: its closed form first
-                one = [g for g, k in near.items() if len(k) == 1]
-                if one:
-                    fc, fp = self._around_one(goals, one, [next(iter(near[g])) for g in one], want_paths)
+                # most goals wrap a single round C-obstacle: the closed form round each
+                # one of the nearby C-obstacles first. The shortest path round one of
+                # them alone is never longer than the shortest round all of them, so
+                # where it is clear of all of them it is that shortest path.
+                pg = [g for g, k in near.items() for _ in k]
+                pq = [q for k in near.values() for q in k]
+                if pg:
+                    one = list(near)
+                    fc, fp = self._around_one(goals, pg, pq, want_paths)
                     for g in one:
                         if g in fc and fc[g] <= float(graph_cost[g]) + 1e-9:
                             rc[g], rx[g] = fc[g], True
