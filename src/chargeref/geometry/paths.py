@@ -330,6 +330,7 @@ class CostField:
         self.glimit = self.limit + self.slack
         self._eg: ExactGraph | None = None
         self._eg_key: frozenset[int] = frozenset()
+        self._eg_cache: dict[frozenset[int], ExactGraph] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -644,9 +645,17 @@ class CostField:
                 out[int(g)].add(int(qq))
         return {g: frozenset(v) for g, v in out.items()}
 
+    #: the shared tangent graph of a field covers at most this many C-obstacles
+    UNION_MAX = 16
+    #: goals joined to a tangent graph at once (bounds the goal x contact-point arrays)
+    JOIN_CHUNK = 64
+
     def _exact_graph(self, key: frozenset[int]):
         if key == self._eg_key and self._eg is not None:
             return self._eg
+        hit = self._eg_cache.get(key)
+        if hit is not None:
+            return hit
         cs = self.ctx.cs
         local = np.asarray(sorted(key), dtype=int)
         obs = Obstacles(
@@ -658,7 +667,12 @@ class CostField:
         )
         checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
         eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
-        self._eg, self._eg_key = eg, key
+        if len(key) <= self.UNION_MAX and key >= self._eg_key:
+            self._eg, self._eg_key = eg, key
+        else:
+            if len(self._eg_cache) >= 256:
+                self._eg_cache.clear()
+            self._eg_cache[key] = eg
         return eg
 
     def _around_one(
@@ -787,18 +801,27 @@ class CostField:
                     if not near:
                         todo = {}
                         break
-            # one tangent graph over every C-obstacle any of these goals needs (and
-            # those of earlier queries): built once per field, grown when needed
-            key = frozenset().union(*near.values()) | self._eg_key
-            eg = self._exact_graph(key)
-            gs = list(near)
-            c, hw = eg.join(goals[np.asarray(gs, dtype=int)])
-            for k, g in enumerate(gs):
-                if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
-                    rc[g] = float(c[k])
-                    rx[g] = bool(all(cs.exact[q] for q in near[g]))
-                    if want_paths:
-                        rp[g] = eg.pieces(goals[g], hw[k])
+            # a tangent graph over the C-obstacles these goals need: one for all of
+            # them (grown over later queries) while that stays small, else one per
+            # distinct set, so that no graph grows with the table
+            union = frozenset().union(*near.values()) | self._eg_key
+            if len(union) <= self.UNION_MAX:
+                groups = {union: list(near)}
+            else:
+                groups = {}
+                for g, key in near.items():
+                    groups.setdefault(key, []).append(g)
+            for key, gs in groups.items():
+                eg = self._exact_graph(key)
+                for j0 in range(0, len(gs), self.JOIN_CHUNK):
+                    part = gs[j0 : j0 + self.JOIN_CHUNK]
+                    c, hw = eg.join(goals[np.asarray(part, dtype=int)])
+                    for k, g in enumerate(part):
+                        if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
+                            rc[g] = float(c[k])
+                            rx[g] = bool(all(cs.exact[q] for q in near[g]))
+                            if want_paths:
+                                rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
         for g in rc:
             if want_paths and g in rp:
