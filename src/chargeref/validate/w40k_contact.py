@@ -203,7 +203,8 @@ def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elev
     by the range), friendly models it may not move through; plus the vertical change.
     Shortest paths come from ``geometry.paths`` (exact tangents and arcs)."""
     assert ctx.budget is not None
-    fld = ctx.duty_fields.get(s.id)
+    key = f"{s.id}@{z:.9f}"
+    fld = ctx.duty_fields.get(key)
     if fld is None:
         ed = edition_of(ctx.edition)
         kw = ctx.keywords(s.unit)
@@ -214,23 +215,24 @@ def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elev
             if c is None or c > 0:
                 bars.append(Barrier(f.fp, c, f"F:{f.id}"))
         er_h, er_v = ed.er * ctx.inch, ed.er_vertical * ctx.inch
+        # models stand in the way at the heights the move passes, as in path_cost
+        z_lo, z_hi = min(s.z, z) - TOL, max(s.z, z) + TOL
         for mid, p in ctx.start.items():
             if mid in ctx.casualties or p.unit == s.unit:
                 continue
             if p.player != s.player:
-                if abs(p.z - s.z) > er_v + TOL:
-                    continue
                 if ed.non_target_er_on_path and p.unit not in ctx.targets:
-                    bars.append(Barrier(grown(p.fp, er_h), None, f"N:{mid}"))
-                elif not fly and abs(p.z - s.z) <= TOL:
+                    if z_lo - er_v <= p.z <= z_hi + er_v:
+                        bars.append(Barrier(grown(p.fp, er_h), None, f"N:{mid}"))
+                elif not fly and z_lo <= p.z <= z_hi:
                     bars.append(Barrier(p.fp, None, f"M:{mid}"))
-            elif not fly and abs(p.z - s.z) <= TOL:
+            elif not fly and z_lo <= p.z <= z_hi:
                 big = bool(kw & BIG) and bool(ctx.keywords(p.unit) & BIG)
                 if not ed.friends_passable or (ed.big_blocks_big and big):
                     bars.append(Barrier(p.fp, None, f"M:{mid}"))
         board = (ctx.before.board.width, ctx.before.board.depth)
         fld = Planner(bars, board).field(s.fp, budget=ctx.budget + 1e-9)
-        ctx.duty_fields[s.id] = fld
+        ctx.duty_fields[key] = fld
     c = float(fld.cost(np.asarray([xy], dtype=float))[0])  # type: ignore[attr-defined]
     dz = abs(z - s.z)
     if (s.elevated or elevated) and dz > ctx.climb_free + TOL:
