@@ -414,7 +414,7 @@ def test_warmaster_first_stand() -> None:
 
 
 def test_png_output(tmp_path: Any) -> None:
-    pytest.importorskip("cairosvg")
+    # the [png] extra is part of the dev install: without cairosvg this fails, never skips
     out = tmp_path / "x.png"
     data = render_png(render_svg(scen40k(), ruling40k()), out)
     assert out.read_bytes() == data
@@ -425,3 +425,136 @@ def test_png_without_cairosvg(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "cairosvg", None)  # makes `import cairosvg` fail
     with pytest.raises(RuntimeError, match=re.escape(PNG_EXTRA_MESSAGE)):
         render_png("<svg xmlns='http://www.w3.org/2000/svg'/>")
+
+
+# ----------------------------------------------------------------------------- arcs
+
+
+def arc_scen() -> Any:
+    return scenario_from_data({
+        "format": "chargeref/1", "system": "40k", "board": {"width": 30, "depth": 30},
+        "units": [
+            {"id": "A", "player": 1, "models": [{"id": "A1", "at": [10, 10], "base": "32mm"},
+                                                 {"id": "A2", "at": [20, 10], "base": "32mm"}]},
+            {"id": "B", "player": 2, "models": [{"id": "B1", "at": [16, 25], "base": "32mm"}]},
+        ],
+    })
+
+
+def arc_ruling(segments_a1: list[Any], segments_a2: list[Any]) -> dict[str, Any]:
+    return {
+        "system": "40k", "charger": "A", "targets": ["B"], "eligible": True, "success": True,
+        "procedure": "normal", "engaged": ["B"],
+        "moves": [
+            {"id": "A1", "from": [10, 10], "to": [16, 16], "distance": 7.14, "segments": segments_a1},
+            {"id": "A2", "from": [20, 10], "to": [12, 12], "distance": 8.71, "segments": segments_a2},
+        ],
+    }
+
+
+# A1: up 4", then a quarter turn clockwise round (12, 14) of radius 2 to (12, 16), then
+# 4" to the right. A2: left to (14, 14), then three quarters of a turn counter-clockwise
+# round (12, 14) to (12, 12): a large arc.
+A1_SEGMENTS = [
+    {"kind": "line", "from": [10, 10], "to": [10, 14]},
+    {"kind": "arc", "center": [12, 14], "radius": 2, "from": [10, 14], "to": [12, 16], "ccw": False},
+    {"kind": "line", "from": [12, 16], "to": [16, 16]},
+]
+A2_SEGMENTS = [
+    {"kind": "line", "from": [20, 10], "to": [14, 14]},
+    {"kind": "arc", "center": [12, 14], "radius": 2, "from": [14, 14], "to": [12, 12], "ccw": True},
+]
+
+
+def test_arc_segments_are_drawn_as_svg_arcs() -> None:
+    root = parse(render_svg(arc_scen(), arc_ruling(A1_SEGMENTS, A2_SEGMENTS), whole_board=True))
+    a1 = by_data_id(root, "path", "A1")
+    a2 = by_data_id(root, "path", "A2")
+    assert a1.tag == NS + "path" and a2.tag == NS + "path"
+    # y is flipped (depth 30): contract (12, 16) is SVG (12, 14). Clockwise in the
+    # contract is SVG's positive sweep (flag 1); a quarter turn is a small arc (flag 0).
+    d1 = a1.get("d", "")
+    assert d1.startswith("M10 20L10 16A2 2 0 0 1 12 14L")
+    # the last straight leg stops at the moved base's edge (16 mm = 0.63" short of 16, 14)
+    end_x = float(d1.rsplit("L", 1)[1].split()[0])
+    assert end_x == pytest.approx(16 - 16 / INCH, abs=1e-3)
+    # three quarters counter-clockwise: large-arc flag 1, SVG sweep flag 0
+    assert a2.get("d", "") == "M20 20L14 16A2 2 0 1 0 12 18"
+    # the arrowhead of A2 points along the arc's tangent at its end: +x at (12, 12)
+    heads = [el for el in with_class(root, "arrowhead")]
+    tip, *rest = points(heads[1])
+    assert tip == pytest.approx((12, 18))
+    assert all(x < 12 and abs(y - 18) < 0.2 for x, y in rest)
+
+
+def test_arc_segments_from_a_ruling_object_and_bad_segments() -> None:
+    from chargeref.render.primitives import split_segments
+
+    data = arc_ruling(A1_SEGMENTS, A2_SEGMENTS)
+    plain, segs = split_segments(data)
+    assert set(segs) == {0, 1} and all("segments" not in m for m in plain["moves"])
+    by_dict = render_svg(arc_scen(), data)
+    by_object = render_svg(arc_scen(), Ruling.model_validate(plain), segments=segs)
+    assert by_dict == by_object
+    # unreadable segments fall back to the move's points: a straight polyline
+    broken = arc_ruling([{"kind": "spiral", "from": [10, 10], "to": [16, 16]}],
+                        [{"kind": "arc", "center": [12, 14], "radius": -1, "from": [20, 10], "to": [12, 12]}])
+    root = parse(render_svg(arc_scen(), broken))
+    assert [el.tag for el in with_class(root, "path")] == [NS + "polyline", NS + "polyline"]
+
+
+def test_leg_sweep_and_direction_at_the_edges() -> None:
+    from chargeref.render.primitives import Leg
+
+    half = Leg("arc", (1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), 1.0, True)
+    assert half.sweep() == pytest.approx(math.pi)
+    assert Leg("arc", (1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), 1.0, False).sweep() == pytest.approx(math.pi)
+    just_over = Leg("arc", (1.0, 0.0), (math.cos(math.pi + 1e-3), math.sin(math.pi + 1e-3)), (0.0, 0.0), 1.0, True)
+    assert just_over.sweep() > math.pi
+    assert tuple(half.end_direction()) == pytest.approx((0.0, -1.0))
+    assert tuple(Leg("line", (0.0, 0.0), (0.0, 3.0)).end_direction()) == pytest.approx((0.0, 1.0))
+
+
+# ----------------------------------------------------------------------------- the split
+
+
+def test_one_renderer_per_system_and_the_t9a_name() -> None:
+    from chargeref.render import RENDERERS
+    from chargeref.scenario import SYSTEMS
+
+    assert set(RENDERERS) == set(SYSTEMS)
+    assert len(set(RENDERERS.values())) == 3
+    t9a = scenario_from_data({
+        "format": "chargeref/1", "system": "t9a", "board": {"width": 48, "depth": 48},
+        "units": [{"id": "K", "player": 1, "formation": {"front": [24, 20], "facing": 90, "files": 5, "models": 10,
+                                                          "base": {"rect": [20, 20]}}}]})
+    root = parse(render_svg(t9a))
+    assert texts(root, "title").startswith("T9A 2.x:")
+
+
+def test_style_json_is_the_one_source_of_the_look() -> None:
+    from chargeref.render.style import style_data
+
+    svg = render_svg(scen40k(), ruling40k())
+    sheet = parse(svg).find(NS + "style")
+    assert sheet is not None and sheet.text
+    rules = style_data()["rules"]
+    lines = [ln for ln in sheet.text.strip().splitlines()]
+    assert [ln.split(" {")[0] for ln in lines] == [sel for sel, _ in rules]
+    for (sel, body), line in zip(rules, lines, strict=True):
+        # the same declarations, with every {N} turned into a length
+        pattern = re.escape(body).replace(r"\{", "{").replace(r"\}", "}")
+        pattern = re.sub(r"\{-?\d+(?:\\\.\d+)?\}", r"-?[0-9.]+px", pattern)
+        assert re.fullmatch(re.escape(sel) + r" \{" + pattern + r"\}", line), line
+    players = style_data()["players"]
+    assert players["1"]["fill"] in sheet.text and players["2"]["fill"] in sheet.text
+
+
+def test_bare_picture_is_the_board_in_board_coordinates() -> None:
+    full = parse(render_svg(scen40k(), ruling40k()))
+    bare = parse(render_svg(scen40k(), ruling40k(), bare=True))
+    assert viewbox(bare) == (0, 0, 60, 44)
+    assert not with_class(bare, "legend") and not with_class(bare, "header-block")
+    assert sorted(el.get("data-id", "") for el in with_class(bare, "model")) == \
+        sorted(el.get("data-id", "") for el in with_class(full, "model"))
+    assert len(with_class(bare, "path")) == 3 and len(with_class(bare, "engagement-ring")) == 3

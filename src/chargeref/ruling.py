@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import Problem, ScenarioError
 
 
 class _M(BaseModel):
@@ -65,6 +67,25 @@ class Move(_M):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class Choice(_M):
+    """Edition 11 picks targets after the roll: one set of enemy units the charger could
+    name, with the least roll that lets it pick them and make the move."""
+
+    targets: list[str]
+    #: the least move and the least roll for this set (roll: the larger of the roll the
+    #: move needs and the roll that puts every target within the rolled distance)
+    needed: Needed
+    #: this ruling's roll may pick these targets (each within 12" and within the roll)
+    #: and the charge move succeeds with it
+    allowed: bool
+    #: closest gap from the charger to each target (the distance the roll must reach)
+    gaps: dict[str, float] = {}
+    #: the chance a fresh charge roll (with the request's re-roll and modifier) allows
+    #: this set, as a float and an exact fraction
+    probability: float | None = None
+    probability_fraction: str | None = None
+
+
 class Ruling(_M):
     format: str = "chargeref-ruling/1"
     system: str
@@ -79,6 +100,8 @@ class Ruling(_M):
     engaged: list[str] = []
     reasons: list[Reason] = []
     details: dict[str, Any] = {}
+    #: edition 11, a request without targets: every target set the roll may pick
+    choices: list[Choice] | None = None
     after: dict[str, Any] | None = None
 
     def to_json_data(self) -> dict[str, Any]:
@@ -87,8 +110,47 @@ class Ruling(_M):
             # null is meaningful here: no roll can succeed
             data["needed"].setdefault("distance", None)
             data["needed"].setdefault("roll", None)
+        for cd in data.get("choices", []):
+            cd["needed"].setdefault("distance", None)
+            cd["needed"].setdefault("roll", None)
         return data
 
 
 def ruling_schema() -> dict[str, Any]:
     return Ruling.model_json_schema(by_alias=True)
+
+
+RULING_FORMAT = "chargeref-ruling/1"
+
+
+def ruling_from_data(data: Any, source: str = "ruling") -> Ruling:
+    """A ruling document -> :class:`Ruling`, or ScenarioError naming the fields that
+    are wrong (``ruling.moves[A1].to``). Numbers are held to the document limits."""
+    from .scenario.limits import check_values
+
+    if isinstance(data, Ruling):
+        return data
+    if not isinstance(data, dict):
+        raise ScenarioError(Problem(source, "a ruling is a mapping with format, system, charger, targets, ..."))
+    if data.get("format") != RULING_FORMAT:
+        raise ScenarioError(Problem(f"{source}.format", f"must be {RULING_FORMAT!r} (got {str(data.get('format'))[:60]!r})"))
+    check_values(data, source)
+    try:
+        return Ruling.model_validate(data)
+    except ValidationError as err:
+        probs: list[Problem] = []
+        for e in err.errors()[:20]:
+            where = source
+            node: Any = data
+            for part in e["loc"]:
+                if isinstance(part, int):
+                    item = node[part] if isinstance(node, list) and part < len(node) else None
+                    label = item["id"] if isinstance(item, dict) and isinstance(item.get("id"), str) else str(part)
+                    where += f"[{label}]"
+                    node = item
+                else:
+                    where += f".{part}"
+                    node = node.get(part) if isinstance(node, dict) else None
+            msg = "unknown field" if e["type"] == "extra_forbidden" else e["msg"]
+            probs.append(Problem(where, msg))
+        raise ScenarioError(probs) from None

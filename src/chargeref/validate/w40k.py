@@ -99,6 +99,11 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
         from .w40k_fight import validate_fight_move
 
         return validate_fight_move(before, ruling)
+    if before.rules.edition == 11:
+        # edition 11 has its own numbers and duties (validate/w40k_ed11.py)
+        from .w40k_ed11 import validate as validate_ed11
+
+        return validate_ed11(before, ruling)
     ctx, problems = _build(before, ruling)
     if ctx is None:
         return problems
@@ -471,6 +476,10 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
 def coherency_problems(models: Sequence[Placed], edition: int, inch_: float) -> list[Violation]:
     """Coherency of a set of models: one connected group, each model with enough
     neighbours within 2" horizontally and 5" vertically."""
+    if edition == 11:  # one neighbour and a 9" spread (validate/w40k_ed11.py)
+        from .w40k_ed11 import coherency_problems as coherency_ed11
+
+        return coherency_ed11(models, inch_)
     n = len(models)
     if n <= 1:
         return []

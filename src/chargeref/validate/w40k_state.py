@@ -53,9 +53,9 @@ HI_MOVE = 3.0
 HI_REACH_H = 3.0
 HI_REACH_V = 5.0
 #: Climb threshold: terrain up to this height is ignored (by edition).
-CLIMB_FREE = {9: 1.0, 10: 2.0}
+CLIMB_FREE = {9: 1.0, 10: 2.0, 11: 2.0}
 #: Models in a unit from which each model needs two coherency neighbours (by edition).
-TWO_NEIGHBOURS_FROM = {9: 6, 10: 7}
+TWO_NEIGHBOURS_FROM = {9: 6, 10: 7, 11: math.inf}  # 11: never (one neighbour, any size)
 #: Angular step (degrees) of the ring of base-contact spots searched around a target.
 RING_STEP_DEG = 1.0
 
