@@ -63,6 +63,9 @@ class Move(_M):
     token: bool = False
     #: the path the base's centre takes, as [x, y] points (start and end included)
     path: list[Position] | None = None
+    #: the same path as exact pieces: {"kind": "line", "from", "to"} and {"kind": "arc",
+    #: "center", "radius", "from", "to", "ccw"}; when present it is the path checked
+    segments: list[dict[str, Any]] | None = None
     facing: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

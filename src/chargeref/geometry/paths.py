@@ -61,8 +61,40 @@ The planner
 4. With a budget, only barriers whose C-obstacle can be reached within the budget are
    used (a disc around the start, or the ellipse of foci start and goal).
 
-Near-optimality
----------------
+Exact paths (stage two)
+-----------------------
+The graph above only decides *which way round* the obstacles to go. Every path it
+finds is then rebuilt exactly (``geometry/tangents.py``): the C-obstacles within a
+small margin of the graph's polyline (4× the circumscription slack below plus 1e-3)
+are taken as they truly are, core ⊕ disc(ρ), whose boundary is straight edges and
+arcs of radius ρ round the core's vertices. Their vertex circles, the start and the
+goal are joined by closed-form common tangents (kept where they support their own
+C-obstacle and are exactly clear of every C-obstacle of the graph), consecutive
+tangent points on a circle by arcs of length ρ·Δθ (kept where they stay on the
+boundary and are exactly clear), and Dijkstra on that tangent graph gives the
+shortest path among those obstacles, lines and arcs with exact lengths. If it is not
+at least as short as the polyline (an obstacle the polyline passed at a distance was
+needed), the margin is widened once (40× the slack plus 0.05); failing that the
+polyline itself is returned with ``exact = False``. ``PathResult.segments`` holds the
+lines and arcs, ``points`` their ends with arcs followed to within
+:data:`ARC_SAGITTA` (2.5e-7), so a reader of the polyline alone stays within TOL.
+
+What this promises: the returned length is the exact length of a valid path (never
+shorter than the true shortest), and it is the true shortest path among the
+C-obstacles near the graph's choice. It can differ from the global optimum only where
+another route is shorter by less than the excess bound below and the graph preferred
+the other one (near-ties within ~0.2 % of an arc). Budgets: the graph explores up to
+the budget plus that bound, the exact stage decides against the budget itself, so a
+roll that the exact path fits is never refused because of the polygons.
+
+Oval bases (an ellipse in the C-obstacle) have no circle decomposition: they enter the
+tangent graph as their circumscribed polygons (corners as circles of radius 0), which
+keeps the path valid but maybe a little long; such a path, and any path that passes
+within an oval-involved C-obstacle's bounding circle, is reported with
+``exact = False``.
+
+Near-optimality of the graph (stage one)
+----------------------------------------
 Returned paths are exactly clear, so they are never shorter than the true shortest
 path. How much longer they can be follows from the circumscription. Let ``x = π/n``
 (``n`` as above; extra normals only shrink the angular gaps). Where the boundary of a
@@ -91,13 +123,12 @@ C-obstacles with exact cores; for ellipses they may be lost (the answer is then
 longer, never invalid). Raise ``segments`` for a tighter bound (the excess falls as
 ``1/n²``).
 
-Soft barriers: each path segment that penetrates one pays its cost once, so a path
-that bends while overlapping a soft barrier pays at every bend. The planner finds the
+Soft barriers: each path piece (segment or arc) that penetrates one pays its cost
+once, so a path that bends while overlapping a soft barrier pays at every bend. The planner finds the
 least-cost path of its graph under that rule; the bound above concerns length only.
 
 Nothing here knows about any game's rules.
 """
-
 from __future__ import annotations
 
 import math
@@ -105,1256 +136,42 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra
-from scipy.spatial import cKDTree
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
+from .cspace import (
+    _TINY,
+    BOARD_ID,
+    Barrier,
+    PathResult,
+    _CSet,
+    _in_box,
+    _rel_parts,
+    _seg_point_d2_matrix,
+    _seg_point_dist,
+    _shape_key,
+    _unique_pairs,
+)
+from .measure import (
+    PathCheck,
+    _Checker,
+    _dedupe,
+    _line_pieces,
+    _piece_result,
+    _result,
+    measure_path,
+    path_cost,
+    piece_from_dict,
+    sweep_clear,
+)
 from .shapes import (
     TOL,
-    Capsule,
-    Convex,
-    ConvexPolygon,
-    Disc,
-    Ellipse,
     Footprint,
-    Sum,
-    convex_signed_distance,
-    segment_sweep,
 )
-
-#: Id reported by :func:`sweep_clear` when the base leaves the board.
-BOARD_ID = "<board>"
-
-_TWO_PI = 2.0 * math.pi
-#: Angular tolerance (radians) for merging normals and for tangency tests. A segment
-#: accepted as tangent within this angle can dip into its own polygon by at most
-#: ``_ANG_EPS × length``, far below TOL on any table.
-_ANG_EPS = 1e-9
-#: Graph corners closer than this (scenario unit) are one vertex.
-_MERGE_R = 1e-9
-#: A point is "on" a tangent line when within this distance of it.
-_ON_LINE = 1e-9
-#: Smallest edge weight handed to Dijkstra (zero-length links are merged away first).
-_TINY = 1e-300
-
-
-# ----------------------------------------------------------------------------------
-# public values
-# ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Barrier:
-    """An obstacle for paths: its horizontal extent and what crossing it costs.
-
-    ``cost`` ``None`` makes the barrier hard (never entered). A number ``>= 0`` lets a
-    path cross it; each straight path segment whose swept base penetrates the barrier
-    (deeper than TOL) adds ``cost`` once.
-    """
-
-    footprint: Footprint
-    cost: float | None
-    id: str = ""
-
-    def __post_init__(self) -> None:
-        if self.cost is not None and not (self.cost >= 0 and math.isfinite(self.cost)):
-            raise ValueError(f"barrier {self.id!r}: crossing cost must be finite and >= 0")
-
-    @property
-    def hard(self) -> bool:
-        return self.cost is None
-
-
-@dataclass(frozen=True)
-class PathResult:
-    """A path of the base centre with its exact length and crossing costs."""
-
-    cost: float
-    length: float
-    climb: float
-    points: tuple[tuple[float, float], ...]
-    crossed: tuple[str, ...]
-
-
-# ----------------------------------------------------------------------------------
-# small geometry helpers
-# ----------------------------------------------------------------------------------
-
-
-def _unit(angles: np.ndarray) -> np.ndarray:
-    return np.stack([np.cos(angles), np.sin(angles)], axis=-1)
-
-
-def _hull(points: np.ndarray) -> np.ndarray:
-    """Convex hull, counter-clockwise, without repeated or collinear vertices
-    (Andrew's monotone chain). One point or two points come back as they are."""
-    pts = np.unique(np.asarray(points, dtype=float), axis=0)
-    if len(pts) <= 2:
-        return pts
-    scale = float(np.max(np.abs(pts))) + 1.0
-    eps = 1e-13 * scale * scale
-
-    def cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-        return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
-
-    lower: list[np.ndarray] = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= eps:
-            lower.pop()
-        lower.append(p)
-    upper: list[np.ndarray] = []
-    for p in pts[::-1]:
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= eps:
-            upper.pop()
-        upper.append(p)
-    return np.asarray(lower[:-1] + upper[:-1])
-
-
-def _minkowski(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Minkowski sum of two convex vertex sets (exact: hull of pairwise sums)."""
-    if len(b) == 1:
-        return a + b[0]
-    if len(a) == 1:
-        return b + a[0]
-    return _hull((a[:, None, :] + b[None, :, :]).reshape(-1, 2))
-
-
-def _edge_normal_angles(core: np.ndarray) -> np.ndarray:
-    """Angles of the outward edge normals of a CCW convex polygon (both normals for a
-    segment, none for a point)."""
-    if len(core) < 2:
-        return np.empty(0)
-    e = np.roll(core, -1, axis=0) - core
-    keep = np.hypot(e[:, 0], e[:, 1]) > 0
-    e = e[keep]
-    return np.arctan2(-e[:, 0], e[:, 1])
-
-
-def _decompose(part: Convex) -> tuple[np.ndarray, float] | None:
-    """A convex part as (polygon core vertices, disc radius) when it is exactly such a
-    rounded polygon (disc, capsule, polygon, sums of them); ``None`` if it is curved
-    otherwise (an ellipse)."""
-    if isinstance(part, Disc):
-        return np.asarray([part.center], dtype=float), float(part.r)
-    if isinstance(part, Capsule):
-        return _hull(np.asarray([part.p0, part.p1], dtype=float)), float(part.r)
-    if isinstance(part, ConvexPolygon):
-        return part.V.astype(float).copy(), 0.0
-    if isinstance(part, Sum):
-        core = np.zeros((1, 2))
-        rho = 0.0
-        for sub in part.parts:
-            d = _decompose(sub)
-            if d is None:
-                return None
-            core = _minkowski(core, d[0])
-            rho += d[1]
-        return core, rho
-    return None
-
-
-def _flat_normal_angles(part: Convex) -> np.ndarray:
-    """Normals of the flat sides of a part (polygon edges, capsule sides)."""
-    if isinstance(part, ConvexPolygon):
-        return _edge_normal_angles(part.V)
-    if isinstance(part, Capsule):
-        return _edge_normal_angles(_hull(np.asarray([part.p0, part.p1], dtype=float)))
-    if isinstance(part, Sum):
-        out = [_flat_normal_angles(p) for p in part.parts]
-        return np.concatenate(out) if out else np.empty(0)
-    return np.empty(0)
-
-
-def _merge_normals(n: int, extras: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted normal angles: the ``n`` uniform ones plus ``extras``, each tagged with the
-    uniform interval ``[2πj/n, 2π(j+1)/n)`` it starts. An extra within ``_ANG_EPS`` of a
-    uniform normal replaces it (keeping its interval)."""
-    step = _TWO_PI / n
-    ang = np.arange(n) * step
-    jj = np.arange(n)
-    if len(extras) == 0:
-        return ang, jj
-    e = np.unique(np.mod(np.asarray(extras, dtype=float), _TWO_PI))
-    r = np.rint(e / step)
-    snap = np.abs(e - r * step) < _ANG_EPS
-    jr = r[snap].astype(int)
-    ang[jr % n] = e[snap] - np.where(jr == n, _TWO_PI, 0.0)
-    rest = e[~snap]
-    a = np.concatenate([ang, rest])
-    j = np.concatenate([jj, np.floor(rest / step).astype(int) % n])
-    order = np.argsort(a, kind="stable")
-    a, j = a[order], j[order]
-    keep = np.ones(len(a), dtype=bool)
-    keep[1:] = np.diff(a) > _ANG_EPS
-    if a[-1] - (a[0] + _TWO_PI) > -_ANG_EPS:
-        keep[-1] = False
-    return a[keep], j[keep]
-
-
-def _line_corners(U: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Corner k = meeting point of tangent lines k and k+1 (cyclic): u·x = h."""
-    U2 = np.roll(U, -1, axis=0)
-    h2 = np.roll(h, -1)
-    det = U[:, 0] * U2[:, 1] - U[:, 1] * U2[:, 0]
-    x = (h * U2[:, 1] - h2 * U[:, 1]) / det
-    y = (U[:, 0] * h2 - U2[:, 0] * h) / det
-    return np.stack([x, y], axis=-1)
-
-
-def _intersect(u1: np.ndarray, h1: np.ndarray, u2: np.ndarray, h2: np.ndarray) -> np.ndarray:
-    """Meeting points of lines u1·x = h1 and u2·x = h2 (vectorised)."""
-    det = u1[:, 0] * u2[:, 1] - u1[:, 1] * u2[:, 0]
-    x = (h1 * u2[:, 1] - h2 * u1[:, 1]) / det
-    y = (u1[:, 0] * h2 - u2[:, 0] * h1) / det
-    return np.stack([x, y], axis=-1)
-
-
-def _unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct (a, b) pairs of non-negative ints, sorted by a then b."""
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    if len(a) == 0:
-        return a, b
-    span = int(b.max()) + 1
-    key = np.unique(a * span + b)
-    return key // span, key % span
-
-
-def _seg_point_d2_pairs(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared distances from points C[i] to segments [A[i], B[i]]."""
-    s = B - A
-    w = C - A
-    ss = s[:, 0] * s[:, 0] + s[:, 1] * s[:, 1]
-    t = np.divide(w[:, 0] * s[:, 0] + w[:, 1] * s[:, 1], ss, out=np.zeros(len(ss)), where=ss > 0)
-    np.clip(t, 0.0, 1.0, out=t)
-    dx = w[:, 0] - t * s[:, 0]
-    dy = w[:, 1] - t * s[:, 1]
-    return dx * dx + dy * dy
-
-
-def _seg_point_dist(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Distance from points C[i] to segments [A[i], B[i]]."""
-    s = B - A
-    w = C - A
-    ss = s[:, 0] * s[:, 0] + s[:, 1] * s[:, 1]
-    t = np.divide(w[:, 0] * s[:, 0] + w[:, 1] * s[:, 1], ss, out=np.zeros(len(ss)), where=ss > 0)
-    t = np.clip(t, 0.0, 1.0)
-    dx = w[:, 0] - t * s[:, 0]
-    dy = w[:, 1] - t * s[:, 1]
-    return np.sqrt(dx * dx + dy * dy)
-
-
-def _seg_point_d2_matrix(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared distances (S, Q) from points C[q] to segments [A[s], B[s]]."""
-    sx = (B[:, 0] - A[:, 0])[:, None]
-    sy = (B[:, 1] - A[:, 1])[:, None]
-    wx = C[None, :, 0] - A[:, 0:1]
-    wy = C[None, :, 1] - A[:, 1:2]
-    ss = sx * sx + sy * sy
-    inv = np.divide(1.0, ss, out=np.zeros_like(ss), where=ss > 0)
-    t = wx * sx
-    t += wy * sy
-    t *= inv
-    np.clip(t, 0.0, 1.0, out=t)
-    wx -= t * sx
-    wy -= t * sy
-    wx *= wx
-    wy *= wy
-    wx += wy
-    return wx
-
-
-def _seg_poly_sd(A: np.ndarray, B: np.ndarray, V: np.ndarray, nv: np.ndarray) -> np.ndarray:
-    """Exact signed distance between segments [A[i], B[i]] and convex CCW polygons V[i]
-    (padded to a common vertex count by repeating the last vertex; ``nv`` = true count,
-    1 = a point, 2 = a segment).
-
-    Apart: the Euclidean distance (closest pair involves an endpoint or a vertex).
-    Overlapping: minus the penetration depth, which for two convex polygons is the least
-    overlap over the edge normals of both (separating-axis theorem).
-    """
-    P, K, _ = V.shape
-    if K == 1:
-        return _seg_point_dist(A, B, V[:, 0, :])
-    Ax, Ay, Bx, By = A[:, 0:1], A[:, 1:2], B[:, 0:1], B[:, 1:2]
-    Vx, Vy = V[..., 0], V[..., 1]
-    Ex = np.roll(Vx, -1, axis=1) - Vx
-    Ey = np.roll(Vy, -1, axis=1) - Vy
-    ee = Ex * Ex + Ey * Ey
-    inv = np.divide(1.0, ee, out=np.zeros_like(ee), where=ee > 0)
-    # endpoints to polygon edges
-    wAx, wAy = Ax - Vx, Ay - Vy
-    t = np.clip((wAx * Ex + wAy * Ey) * inv, 0.0, 1.0)
-    dA = ((wAx - t * Ex) ** 2 + (wAy - t * Ey) ** 2).min(axis=1)
-    wBx, wBy = Bx - Vx, By - Vy
-    t = np.clip((wBx * Ex + wBy * Ey) * inv, 0.0, 1.0)
-    dB = ((wBx - t * Ex) ** 2 + (wBy - t * Ey) ** 2).min(axis=1)
-    # polygon vertices to the segment
-    Sx, Sy = Bx - Ax, By - Ay
-    ss = Sx * Sx + Sy * Sy
-    invs = np.divide(1.0, ss, out=np.zeros_like(ss), where=ss > 0)
-    t = np.clip((-wAx * Sx - wAy * Sy) * invs, 0.0, 1.0)
-    dV = ((-wAx - t * Sx) ** 2 + (-wAy - t * Sy) ** 2).min(axis=1)
-    dist = np.sqrt(np.minimum(np.minimum(dA, dB), dV))
-    # do they meet? an endpoint inside, a proper crossing of an edge, or contact
-    cA = Ex * wAy - Ey * wAx
-    cB = Ex * wBy - Ey * wBx
-    solid = nv >= 3
-    inside = solid & ((cA >= 0).all(axis=1) | (cB >= 0).all(axis=1))
-    o1 = Sx * (-wAy) - Sy * (-wAx)
-    o2 = np.roll(o1, -1, axis=1)
-    crossing = ((o1 * o2 < 0) & (cA * cB < 0)).any(axis=1)
-    meet = inside | crossing | (dist <= 1e-12)
-    if not meet.any():
-        return dist
-    out = dist.copy()
-    i = np.flatnonzero(meet)
-    # sd = max over v of (min over the segment of v·x − h_P(v)); for a polygon and a
-    # segment the maximiser is an outward edge normal of P or a normal of the segment.
-    Vxi, Vyi = Vx[i], Vy[i]
-    L = np.sqrt(ee[i])
-    ok = L > 0
-    Ls = np.where(ok, L, 1.0)
-    nx, ny = Ey[i] / Ls, -Ex[i] / Ls
-    pa = nx * Ax[i] + ny * Ay[i]
-    pb = nx * Bx[i] + ny * By[i]
-    gap = np.minimum(pa, pb) - (nx * Vxi + ny * Vyi)
-    sat = np.where(ok, gap, -np.inf).max(axis=1)
-    sl = np.sqrt(ss[i][:, 0])
-    has = sl > 0
-    sls = np.where(has, sl, 1.0)
-    mx, my = -Sy[i][:, 0] / sls, Sx[i][:, 0] / sls
-    proj = mx[:, None] * Vxi + my[:, None] * Vyi
-    ma = mx * Ax[i][:, 0] + my * Ay[i][:, 0]
-    seg_gap = np.maximum(ma - proj.max(axis=1), proj.min(axis=1) - ma)
-    sat = np.where(has, np.maximum(sat, seg_gap), sat)
-    use = np.isfinite(sat) & (sat <= 0)
-    out[i] = np.where(use, sat, dist[i])
-    return out
-
-
-def _edge_lines(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Outward unit normals (..., K, 2) and offsets (..., K) of the edges of padded CCW
-    polygons V (..., K, 2); zero-length edges get offset +inf (never separating)."""
-    E = np.roll(V, -1, axis=-2) - V
-    L = np.hypot(E[..., 0], E[..., 1])
-    ok = L > 0
-    Ls = np.where(ok, L, 1.0)
-    N = np.stack([E[..., 1] / Ls, -E[..., 0] / Ls], axis=-1)
-    H = np.where(ok, np.einsum("...i,...i->...", N, V), np.inf)
-    return N, H
-
-
-def _seg_poly_gap(
-    A: np.ndarray, B: np.ndarray, V: np.ndarray, N: np.ndarray, H: np.ndarray
-) -> np.ndarray:
-    """Separating-axis value between segments [A[i], B[i]] and convex polygons V[i]
-    (edge normals N[i], offsets H[i]): the exact signed distance when they overlap
-    (minus the penetration depth) and a positive number when they are apart. Enough
-    to decide ``sd < -tol`` at a fraction of :func:`_seg_poly_sd`'s cost."""
-    pa = N[..., 0] * A[:, 0:1] + N[..., 1] * A[:, 1:2]
-    pb = N[..., 0] * B[:, 0:1] + N[..., 1] * B[:, 1:2]
-    sat = (np.minimum(pa, pb) - H).max(axis=1)
-    S = B - A
-    sl = np.hypot(S[:, 0], S[:, 1])
-    has = sl > 0
-    if has.any():
-        i = np.flatnonzero(has)
-        mx, my = -S[i, 1] / sl[i], S[i, 0] / sl[i]
-        proj = mx[:, None] * V[i, :, 0] + my[:, None] * V[i, :, 1]
-        ma = mx * A[i, 0] + my * A[i, 1]
-        sat[i] = np.maximum(sat[i], np.maximum(ma - proj.max(axis=1), proj.min(axis=1) - ma))
-    return sat
-
-
-def _closest_between(P1: np.ndarray, P2: np.ndarray) -> tuple[float, np.ndarray | None]:
-    """Distance between two convex polygons (points and segments allowed) and the unit
-    direction from the first to the second; (0, None) when they meet."""
-
-    def edges(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return P, np.roll(P, -1, axis=0)
-
-    best = math.inf
-    bp = bq = None
-    for X, Y, flip in ((P1, P2, False), (P2, P1, True)):
-        a, b = edges(Y)
-        ab = b - a
-        L2 = np.einsum("ij,ij->i", ab, ab)
-        for p in X:
-            t = np.divide(np.einsum("ij,ij->i", p - a, ab), L2, out=np.zeros(len(L2)), where=L2 > 0)
-            t = np.clip(t, 0.0, 1.0)
-            q = a + t[:, None] * ab
-            d = np.hypot(*(q - p).T)
-            k = int(np.argmin(d))
-            if d[k] < best:
-                best = float(d[k])
-                bp, bq = (q[k], p) if flip else (p, q[k])
-    # separated? (some edge normal of either polygon, or the witness line, separates them)
-    axes = [np.asarray(bq) - np.asarray(bp)] if best > 0 else []
-    for P in (P1, P2):
-        if len(P) >= 2:
-            e = np.roll(P, -1, axis=0) - P
-            axes.extend(np.stack([e[:, 1], -e[:, 0]], axis=-1))
-    separated = False
-    for ax in axes:
-        nrm = float(np.hypot(*ax))
-        if nrm == 0:
-            continue
-        u = ax / nrm
-        if (P2 @ u).min() - (P1 @ u).max() > 0 or (P1 @ u).min() - (P2 @ u).max() > 0:
-            separated = True
-            break
-    if not separated or best <= 0:
-        return 0.0, None
-    d = np.asarray(bq) - np.asarray(bp)
-    return best, d / np.hypot(*d)
-
-
-# ----------------------------------------------------------------------------------
-# base shape keys and the C-obstacle set
-# ----------------------------------------------------------------------------------
-
-
-def _rel_parts(base: Footprint) -> tuple[Convex, ...]:
-    c = base.center
-    return tuple(p.translated((-float(c[0]), -float(c[1]))) for p in base.parts)
-
-
-def _part_key(p: Convex) -> tuple:
-    def r(v: float) -> float:
-        return round(float(v), 9)
-
-    if isinstance(p, Disc):
-        return ("D", r(p.c[0]), r(p.c[1]), r(p.r))
-    if isinstance(p, Ellipse):
-        return ("E", r(p.c[0]), r(p.c[1]), r(p.a), r(p.b), r(p.theta))
-    if isinstance(p, ConvexPolygon):
-        return ("P",) + tuple(r(v) for xy in p.vertices for v in xy)
-    if isinstance(p, Capsule):
-        return ("C", r(p.p0[0]), r(p.p0[1]), r(p.p1[0]), r(p.p1[1]), r(p.r))
-    if isinstance(p, Sum):
-        return ("S",) + tuple(_part_key(q) for q in p.parts)
-    return ("X", id(p))
-
-
-def _shape_key(base: Footprint) -> tuple:
-    """Identifies a base's shape relative to its centre (position does not matter)."""
-    if len(base.parts) == 1 and isinstance(base.parts[0], Disc):
-        p = base.parts[0]
-        c = base.center
-        return ("D", round(p.c[0] - float(c[0]), 9), round(p.c[1] - float(c[1]), 9), round(p.r, 9))
-    return tuple(_part_key(p) for p in _rel_parts(base))
-
-
-class _CSet:
-    """Every (barrier part, base part) pair as a C-obstacle, with what exact segment
-    tests need: a polygon core and disc radius (exact), or circumscribed and inscribed
-    polygons (ellipses), plus a bounding circle for the broad phase."""
-
-    def __init__(self, rel_parts: tuple[Convex, ...], barriers: Sequence[Barrier], n: int) -> None:
-        self.rel_parts = rel_parts
-        self.barriers = tuple(barriers)
-        self.n = n
-        bar: list[int] = []
-        self.O: list[Convex] = []
-        self.b: list[Convex] = []
-        outer: list[np.ndarray] = []
-        inner: list[np.ndarray] = []
-        rho: list[float] = []
-        exact: list[bool] = []
-        self.extras: list[np.ndarray] = []
-        centre: list[np.ndarray] = []
-        radius: list[float] = []
-        dec_b = [_decompose(b) for b in rel_parts]
-        for bi, barrier in enumerate(self.barriers):
-            for O in barrier.footprint.parts:  # noqa: E741 (O for obstacle, as in the docs)
-                dO = _decompose(O)
-                for b, db in zip(rel_parts, dec_b, strict=True):
-                    bar.append(bi)
-                    self.O.append(O)
-                    self.b.append(b)
-                    if dO is not None and db is not None:
-                        # C = core_O ⊕ (−core_b) ⊕ disc(ρ_O + ρ_b), exactly
-                        core = _minkowski(dO[0], -db[0])
-                        r = dO[1] + db[1]
-                        c = core.mean(axis=0)
-                        outer.append(core)
-                        inner.append(core)
-                        rho.append(r)
-                        exact.append(True)
-                        self.extras.append(_edge_normal_angles(core))
-                        centre.append(c)
-                        radius.append(float(np.max(np.hypot(*(core - c).T))) + r)
-                    else:
-                        ex = np.concatenate(
-                            [_flat_normal_angles(O), _flat_normal_angles(b) + math.pi]
-                        )
-                        ang, _ = _merge_normals(n, ex)
-                        U = _unit(ang)
-                        h = O.h(U) + b.h(-U)
-                        poly = _line_corners(U, h)
-                        sup = O.support(U) - b.support(-U)
-                        c = O.center - b.center
-                        outer.append(poly)
-                        inner.append(sup)
-                        rho.append(0.0)
-                        exact.append(False)
-                        self.extras.append(ex)
-                        centre.append(c)
-                        radius.append(float(np.max(np.hypot(*(poly - c).T))))
-        self.Q = len(bar)
-        self.bar = np.asarray(bar, dtype=int)
-        self.hard = np.asarray([self.barriers[i].cost is None for i in bar], dtype=bool)
-        self.rho = np.asarray(rho, dtype=float)
-        self.exact = np.asarray(exact, dtype=bool)
-        self.centre = np.asarray(centre, dtype=float).reshape(-1, 2)
-        self.radius = np.asarray(radius, dtype=float)
-        self.core = outer
-        self.nv = np.asarray([len(c) for c in outer], dtype=int)
-        self.is_point = (self.nv == 1) & self.exact
-        self.all = np.arange(self.Q)
-        self.cost_of_bar = np.asarray([b.cost or 0.0 for b in self.barriers], dtype=float)
-        # vertex-count buckets for padded vectorised tests
-        size = np.where(
-            self.nv <= 2, self.nv, np.where(self.nv <= 8, 8, 8 * np.ceil(self.nv / 8).astype(int))
-        )
-        self.bucket_of = size
-        self.row_of = np.zeros(self.Q, dtype=int)
-        self.buckets: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.lines: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for K in np.unique(size):
-            qs = np.flatnonzero(size == K)
-            self.row_of[qs] = np.arange(len(qs))
-            po = np.empty((len(qs), K, 2))
-            pi = np.empty((len(qs), K, 2))
-            for r, q in enumerate(qs):
-                k = len(outer[q])
-                po[r, :k] = outer[q]
-                po[r, k:] = outer[q][-1]
-                pi[r, :k] = inner[q]
-                pi[r, k:] = inner[q][-1]
-            self.buckets[int(K)] = (po, pi, self.nv[qs])
-            self.lines[int(K)] = (*_edge_lines(po), *_edge_lines(pi))
-        # curved C-obstacles also get a coarse circumscribed 12-gon: most segments that
-        # pass near one are cleared by it at a fraction of the cost
-        self.coarse_row = np.full(self.Q, -1)
-        inexact = np.flatnonzero(~self.exact)
-        self.coarse_row[inexact] = np.arange(len(inexact))
-        U12 = _unit(np.arange(12) * (_TWO_PI / 12))
-        self.coarse = np.asarray(
-            [_line_corners(U12, self.h(int(q), U12)) for q in inexact]
-        ).reshape(-1, 12, 2)
-        self.coarse_in = np.asarray(
-            [self.O[q].support(U12) - self.b[q].support(-U12) for q in inexact]
-        ).reshape(-1, 12, 2)
-        self.coarse_lines = (*_edge_lines(self.coarse), *_edge_lines(self.coarse_in))
-
-    # -- support function of a C-obstacle (for graph polygons) --------------------
-    def h(self, q: int, U: np.ndarray) -> np.ndarray:
-        if self.exact[q]:
-            return (self.core[q] @ U.T).max(axis=0) + self.rho[q]
-        return self.O[q].h(U) + self.b[q].h(-U)
-
-    # -- exact signed distances ---------------------------------------------------
-    def sd_pairs(
-        self, A: np.ndarray, B: np.ndarray, q: np.ndarray, tol: float = TOL, loose: bool = False
-    ) -> np.ndarray:
-        """Signed distances from centre segments [A[i], B[i]] to C-obstacles q[i],
-        decision-grade: ``value < -tol`` exactly when the swept base penetrates deeper
-        than tol. Exact cores give the exact value; curved ones are bracketed by
-        circumscribed (lower bound) and inscribed (upper bound) polygons, then by a
-        local maximisation of the support-function gap, then by the library solve.
-
-        ``loose``: a segment that enters the circumscribed polygon of a *hard* curved
-        C-obstacle counts as blocked without refining (conservative; used for the graph,
-        whose corners and sides are tangent to those very polygons)."""
-        out = np.empty(len(q))
-        if len(q) == 0:
-            return out
-        todo = np.ones(len(q), dtype=bool)
-        inex = ~self.exact[q]
-        if inex.any():
-            k = np.flatnonzero(inex)
-            rows = self.coarse_row[q[k]]
-            No, Ho, Ni, Hi = self.coarse_lines
-            lo = _seg_poly_gap(A[k], B[k], self.coarse[rows], No[rows], Ho[rows])
-            clear = lo >= -tol
-            out[k[clear]] = lo[clear]
-            todo[k[clear]] = False
-            k, rows = k[~clear], rows[~clear]
-            if len(k):
-                hi = _seg_poly_gap(A[k], B[k], self.coarse_in[rows], Ni[rows], Hi[rows])
-                deep = hi < -tol
-                out[k[deep]] = hi[deep]
-                todo[k[deep]] = False
-        sizes = np.where(todo, self.bucket_of[q], -1)
-        for K in np.unique(sizes):
-            if K < 0:
-                continue
-            sel = np.flatnonzero(sizes == K)
-            qq = q[sel]
-            rows = self.row_of[qq]
-            po, pi, nv = self.buckets[int(K)]
-            No, Ho, Ni, Hi = self.lines[int(K)]
-            a, b = A[sel], B[sel]
-            ex = self.exact[qq]
-            lo = np.empty(len(sel))
-            if ex.any():
-                e = np.flatnonzero(ex)
-                lo[e] = _seg_poly_sd(a[e], b[e], po[rows[e]], nv[rows[e]]) - self.rho[qq[e]]
-            if not ex.all():
-                e = np.flatnonzero(~ex)
-                r = rows[e]
-                lo[e] = _seg_poly_gap(a[e], b[e], po[r], No[r], Ho[r])
-            amb = (~ex) & (lo < -tol)
-            if loose:
-                amb &= ~self.hard[qq]
-            if amb.any():
-                k = np.flatnonzero(amb)
-                r = rows[k]
-                hi = _seg_poly_gap(a[k], b[k], pi[r], Ni[r], Hi[r])
-                deep = hi < -tol
-                lo[k[deep]] = hi[deep]
-                k = k[~deep]
-                for qk in np.unique(qq[k]):
-                    kq = k[qq[k] == qk]
-                    low, _ = self.max_gap(a[kq], b[kq], int(qk), stop=-tol)
-                    # a value just below -tol is confirmed by the library's solve
-                    for i in np.flatnonzero(np.abs(low + tol) <= 1e-7):
-                        low[i] = min(low[i], self.exact_sd(a[kq[i]], b[kq[i]], int(qk)))
-                    lo[kq] = low
-            out[sel] = lo
-        return out
-
-    def max_gap(
-        self, a: np.ndarray, b: np.ndarray, q: int, stop: float = math.inf
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """sd(segment [a[i], b[i]], C_q) = max over unit v of (min over the segment of
-        v·x − h_C(v)), maximised numerically for many segments at once: a grid of 96
-        normals plus each segment's own two normals (where the maximum sits when it is
-        a kink), the three best refined by nested grids to ~1e-9 rad. Returns (values,
-        angles). Every value is attained, so each is a lower bound, equal to the maximum
-        unless a basin narrower than the grid is missed. A segment stops refining once
-        its value reaches ``stop``."""
-        a = np.atleast_2d(a)
-        b = np.atleast_2d(b)
-        P = len(a)
-        d = b - a
-        base = np.arange(96) * (_TWO_PI / 96)
-        ts = np.arctan2(d[:, 1], d[:, 0])
-        th = np.concatenate(
-            [
-                np.broadcast_to(base, (P, 96)),
-                (ts + math.pi / 2)[:, None],
-                (ts - math.pi / 2)[:, None],
-            ],
-            axis=1,
-        )
-        hg = self.h(q, _unit(base))
-        U = _unit(th[:, 96:].ravel()).reshape(P, 2, 2)
-        hs = self.h(q, U.reshape(-1, 2)).reshape(P, 2)
-        Ug = _unit(base)
-        f = np.concatenate(
-            [
-                np.minimum(a @ Ug.T, b @ Ug.T) - hg[None, :],
-                np.minimum(np.einsum("pkd,pd->pk", U, a), np.einsum("pkd,pd->pk", U, b)) - hs,
-            ],
-            axis=1,
-        )
-        order = np.argsort(f, axis=1)[:, ::-1][:, :3]
-        rows = np.arange(P)
-        best = f[rows, order[:, 0]].copy()
-        best_t = th[rows, order[:, 0]].copy()
-        span = np.linspace(-1.0, 1.0, 33)
-        for r in range(3):
-            live = np.flatnonzero(best < stop)
-            if len(live) == 0:
-                break
-            t0 = th[live, order[live, r]]
-            w = _TWO_PI / 96
-            for _ in range(5):
-                tt = t0[:, None] + w * span[None, :]
-                Ut = _unit(tt.ravel()).reshape(len(live), 33, 2)
-                g = np.minimum(
-                    np.einsum("pkd,pd->pk", Ut, a[live]), np.einsum("pkd,pd->pk", Ut, b[live])
-                ) - self.h(q, Ut.reshape(-1, 2)).reshape(len(live), 33)
-                j = np.argmax(g, axis=1)
-                gj = g[np.arange(len(live)), j]
-                t0 = tt[np.arange(len(live)), j]
-                up = gj > best[live]
-                best[live[up]] = gj[up]
-                best_t[live[up]] = t0[up]
-                w /= 16
-        return best, best_t
-
-    def exact_sd(self, a: np.ndarray, b: np.ndarray, q: int) -> float:
-        """The library's exact solve: the base part swept from a to b against O."""
-        part = self.b[q].translated((float(a[0]), float(a[1])))
-        sweep = segment_sweep(part, (float(a[0]), float(a[1])), (float(b[0]), float(b[1])))
-        return float(convex_signed_distance(sweep, self.O[q]))
-
-    def assess(
-        self,
-        A: np.ndarray,
-        B: np.ndarray,
-        qs: np.ndarray,
-        tol: float = TOL,
-        owners: np.ndarray | None = None,
-        loose: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """For centre segments A[s]→B[s] against C-obstacles ``qs``: (blocked by a hard
-        barrier, climb, and the (segment, barrier) index pairs penetrated deeper than
-        tol). ``owners`` (S, 2) lists C-obstacles a segment is tangent to by
-        construction (skipped). Broad phase: each C-obstacle's bounding circle."""
-        S = len(A)
-        if S == 0 or len(qs) == 0:
-            return self._judge(
-                A, B, np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0), tol
-            )
-        si_l, q_l, d_l = [], [], []
-        chunk = max(1, 400_000 // max(1, len(qs)))
-        for s0 in range(0, S, chunk):
-            a, b = A[s0 : s0 + chunk], B[s0 : s0 + chunk]
-            d2 = _seg_point_d2_matrix(a, b, self.centre[qs])
-            si, qj = np.nonzero(d2 <= (self.radius[qs] + tol) ** 2)
-            si_l.append(si + s0)
-            q_l.append(qs[qj])
-            d_l.append(d2[si, qj])
-        si, q, d2 = np.concatenate(si_l), np.concatenate(q_l), np.concatenate(d_l)
-        if owners is not None:
-            keep = (q != owners[si, 0]) & (q != owners[si, 1])
-            si, q, d2 = si[keep], q[keep], d2[keep]
-        return self._judge(A, B, si, q, d2, tol, loose)
-
-    def assess_near(
-        self,
-        A: np.ndarray,
-        B: np.ndarray,
-        group: np.ndarray,
-        indptr: np.ndarray,
-        nbr: np.ndarray,
-        own: np.ndarray,
-        tol: float = TOL,
-        loose: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Like :meth:`assess` for segments known to lie inside a disc of group
-        ``group[s]``, tested only against that group's neighbours ``nbr[indptr[g]:
-        indptr[g+1]]`` other than ``own[s]``."""
-        cnt = indptr[group + 1] - indptr[group]
-        si = np.repeat(np.arange(len(A)), cnt)
-        start = np.cumsum(cnt) - cnt
-        q = nbr[indptr[group][si] + np.arange(len(si)) - start[si]]
-        keep = q != own[si]
-        si, q = si[keep], q[keep]
-        d2 = _seg_point_d2_pairs(A[si], B[si], self.centre[q])
-        near = d2 <= (self.radius[q] + tol) ** 2
-        return self._judge(A, B, si[near], q[near], d2[near], tol, loose)
-
-    def _judge(
-        self,
-        A: np.ndarray,
-        B: np.ndarray,
-        si: np.ndarray,
-        q: np.ndarray,
-        d2: np.ndarray,
-        tol: float,
-        loose: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Narrow phase on candidate (segment, C-obstacle) pairs; ``d2`` = squared
-        distance from the C-obstacle's bounding centre to the segment (exact for
-        disc-like C-obstacles, whose centre is their core)."""
-        S = len(A)
-        blocked = np.zeros(S, dtype=bool)
-        climb = np.zeros(S)
-        sd = np.empty(len(q))
-        pt = self.is_point[q]
-        sd[pt] = np.sqrt(d2[pt]) - self.rho[q[pt]]
-        npt = ~pt
-        if npt.any():
-            sd[npt] = self.sd_pairs(A[si[npt]], B[si[npt]], q[npt], tol, loose)
-        pen = sd < -tol
-        si, q = si[pen], q[pen]
-        blocked[si[self.hard[q]]] = True
-        soft = ~self.hard[q]
-        ps, pb = _unique_pairs(si[soft], self.bar[q[soft]])
-        if len(ps):
-            climb += np.bincount(ps, weights=self.cost_of_bar[pb], minlength=S)
-        hs, hb = _unique_pairs(si, self.bar[q])
-        return blocked, climb, hs, hb
-
-
-# ----------------------------------------------------------------------------------
-# the tangent visibility graph
-# ----------------------------------------------------------------------------------
-
-
-class _Graph:
-    """Static tangent visibility graph over a subset ``qs`` of the C-obstacles."""
-
-    def __init__(self, cs: _CSet, qs: np.ndarray, box: np.ndarray | None) -> None:
-        self.cs = cs
-        self.qs = np.asarray(qs, dtype=int)
-        self.box = box
-        n = cs.n
-        M = len(self.qs)
-        self.M = M
-        step = _TWO_PI / n
-        gap_extra = self._gap_normals()
-        ang_l, j_l, m_l, H_l = [], [], [], []
-        G = _unit(np.arange(n) * step)
-        Hg = np.empty((M, n))
-        for m, q in enumerate(self.qs):
-            ex = cs.extras[q]
-            if m in gap_extra:
-                ex = np.concatenate([ex, np.asarray(gap_extra[m])])
-            a, j = _merge_normals(n, ex)
-            ang_l.append(a)
-            j_l.append(j)
-            m_l.append(np.full(len(a), m))
-            H_l.append(cs.h(q, _unit(a)))
-            Hg[m] = cs.h(q, G)
-        if M == 0:
-            self._empty()
-            return
-        self.ang = np.concatenate(ang_l)
-        self.jj = np.concatenate(j_l)
-        self.mm = np.concatenate(m_l)
-        self.U = _unit(self.ang)
-        self.H = np.concatenate(H_l)
-        counts = np.asarray([len(a) for a in ang_l])
-        self.off = np.concatenate([[0], np.cumsum(counts)])
-        L = len(self.ang)
-        idx = np.arange(L)
-        self.nxt = idx + 1
-        self.nxt[self.off[1:] - 1] = self.off[:-1]
-        self.prv = idx - 1
-        self.prv[self.off[:-1]] = self.off[1:] - 1
-        # corners, computed about each polygon's centre for precision
-        cen = cs.centre[self.qs][self.mm]
-        Hrel = self.H - np.einsum("ij,ij->i", self.U, cen)
-        self.P = cen + _intersect(self.U, Hrel, self.U[self.nxt], Hrel[self.nxt])
-        self.cen = cs.centre[self.qs]
-        self.rp = np.zeros(M)
-        np.maximum.at(self.rp, self.mm, np.hypot(*(self.P - cen).T))
-        # tangent lines padded per polygon (the last line repeated), for per-pair tests
-        self.cnt = counts
-        Kmax = int(counts.max())
-        col = np.minimum(np.arange(Kmax)[None, :], counts[:, None] - 1) + self.off[:-1, None]
-        self.Upad = self.U[col]
-        self.Hpad = self.H[col]
-        # valid corners: inside the board box, clear of every hard C-obstacle
-        valid = np.isfinite(self.P).all(axis=1)
-        if box is not None:
-            valid &= _in_box(self.P, box)
-        # neighbours of each polygon: C-obstacles whose bounding circle meets the
-        # polygon's (corners and sides of a polygon lie inside its bounding circle)
-        dd = np.hypot(
-            self.cen[:, None, 0] - cs.centre[None, self.qs, 0],
-            self.cen[:, None, 1] - cs.centre[None, self.qs, 1],
-        )
-        close = dd <= self.rp[:, None] + cs.radius[self.qs][None, :] + TOL
-        self.nbr_ptr = np.concatenate([[0], np.cumsum(close.sum(axis=1))])
-        self.nbr = np.broadcast_to(self.qs, close.shape)[close]
-        hard_close = close & cs.hard[self.qs][None, :]
-        hard_ptr = np.concatenate([[0], np.cumsum(hard_close.sum(axis=1))])
-        hard_nbr = np.broadcast_to(self.qs, close.shape)[hard_close]
-        vi = np.flatnonzero(valid)
-        blocked, _, _, _ = cs.assess_near(
-            self.P[vi],
-            self.P[vi],
-            self.mm[vi],
-            hard_ptr,
-            hard_nbr,
-            self.qs[self.mm[vi]],
-            loose=True,
-        )
-        valid[vi[blocked]] = False
-        self.valid = valid
-        # merge coincident corners into one graph vertex
-        vi = np.flatnonzero(valid)
-        lab = np.full(L, -1)
-        if len(vi):
-            pairs = cKDTree(self.P[vi]).query_pairs(_MERGE_R, output_type="ndarray")
-            adj = coo_matrix(
-                (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(vi), len(vi))
-            )
-            _, comp = connected_components(adj, directed=False)
-            lab[vi] = comp
-            N = int(comp.max()) + 1
-            first = np.full(N, -1)
-            first[comp[::-1]] = vi[::-1]
-            self.xy = self.P[first]
-        else:
-            N = 0
-            self.xy = np.empty((0, 2))
-        self.lab = lab
-        self.N = N
-        # candidate edges: polygon sides (checked against the polygon's neighbours) and
-        # tangent bitangents (checked against everything)
-        b1, b2 = self._bitangents(Hg)
-        e1_l, e2_l, w_l = [], [], []
-        seen = np.empty(0, dtype=np.int64)
-        for t1c, t2c, sides in ((idx, self.nxt, True), (b1, b2, False)):
-            ok = valid[t1c] & valid[t2c]
-            t1c, t2c = t1c[ok], t2c[ok]
-            c1, c2 = lab[t1c], lab[t2c]
-            ok = c1 != c2
-            t1c, t2c, c1, c2 = t1c[ok], t2c[ok], c1[ok], c2[ok]
-            lo, hi = np.minimum(c1, c2), np.maximum(c1, c2)
-            key = lo.astype(np.int64) * max(N, 1) + hi
-            _, first = np.unique(key, return_index=True)
-            first = first[~np.isin(key[first], seen)]
-            seen = np.concatenate([seen, key[first]])
-            e1, e2 = lo[first], hi[first]
-            A, B = self.xy[e1], self.xy[e2]
-            m1, m2 = self.mm[t1c[first]], self.mm[t2c[first]]
-            if sides:
-                blocked, climb, _, _ = cs.assess_near(
-                    A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1], loose=True
-                )
-            else:
-                owners = np.stack([self.qs[m1], self.qs[m2]], axis=1)
-                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners, loose=True)
-            keep = ~blocked
-            e1_l.append(e1[keep])
-            e2_l.append(e2[keep])
-            w_l.append(np.hypot(*(B[keep] - A[keep]).T) + climb[keep])
-        self.e1, self.e2 = np.concatenate(e1_l), np.concatenate(e2_l)
-        self.w = np.concatenate(w_l)
-
-    def _empty(self) -> None:
-        self.ang = np.empty(0)
-        self.jj = np.empty(0, dtype=int)
-        self.mm = np.empty(0, dtype=int)
-        self.U = np.empty((0, 2))
-        self.H = np.empty(0)
-        self.off = np.zeros(1, dtype=int)
-        self.nxt = self.prv = np.empty(0, dtype=int)
-        self.P = np.empty((0, 2))
-        self.valid = np.empty(0, dtype=bool)
-        self.lab = np.empty(0, dtype=int)
-        self.N = 0
-        self.xy = np.empty((0, 2))
-        self.e1 = self.e2 = np.empty(0, dtype=int)
-        self.w = np.empty(0)
-
-    # -- passages narrower than the circumscription slack ---------------------------
-    def _gap_normals(self) -> dict[int, list[float]]:
-        """Separating normals for pairs of exact C-obstacles that do not overlap (beyond
-        TOL) but whose circumscribed polygons might: inserting the normal into both
-        polygons makes them disjoint, keeping the passage open."""
-        cs = self.cs
-        qs = self.qs
-        M = len(qs)
-        out: dict[int, list[float]] = {}
-        if M < 2:
-            return out
-        slack = cs.rho[qs] * (1.0 / math.cos(math.pi / cs.n) - 1.0) + 1e-12
-        curved = cs.exact[qs] & (cs.rho[qs] > 0)
-        c = cs.centre[qs]
-        R = cs.radius[qs]
-        i, j = np.triu_indices(M, 1)
-        d = np.hypot(*(c[j] - c[i]).T)
-        near = curved[i] & curved[j] & (d - R[i] - R[j] < slack[i] + slack[j] + TOL)
-        # disc-like pairs in closed form: the separating normal joins the centres
-        pp = near & cs.is_point[qs[i]] & cs.is_point[qs[j]]
-        sd = d - R[i] - R[j]
-        ok = pp & (sd >= -TOL) & (d > 0)
-        for a, b in zip(i[ok], j[ok], strict=True):
-            dv = c[b] - c[a]
-            th = math.atan2(dv[1], dv[0])
-            out.setdefault(int(a), []).append(th)
-            out.setdefault(int(b), []).append(th + math.pi)
-        ia, ib = i[near & ~pp], j[near & ~pp]
-        if len(ia):
-            # signed distance between the two cores: the least over the edges of each of
-            # the edge-to-polygon distance (exact when apart, <= 0 when they meet)
-            lo = np.full(len(ia), np.inf)
-            for x, y in ((ia, ib), (ib, ia)):
-                qx, qy = qs[x], qs[y]
-                segs_a, segs_b, owner = [], [], []
-                for k, u_ in enumerate(qx):
-                    cx = cs.core[u_]
-                    segs_a.append(cx)
-                    segs_b.append(np.roll(cx, -1, axis=0))
-                    owner.append(np.full(len(cx), k))
-                A_ = np.concatenate(segs_a)
-                B_ = np.concatenate(segs_b)
-                own = np.concatenate(owner)
-                sd_e = cs.sd_pairs(A_, B_, qy[own]) + cs.rho[qy[own]]  # against the bare core
-                np.minimum.at(lo, own, sd_e)
-            gap = lo - cs.rho[qs[ia]] - cs.rho[qs[ib]]
-            keep = (gap >= -TOL) & (gap < slack[ia] + slack[ib])
-            ia, ib = ia[keep], ib[keep]
-        for a, b in zip(ia, ib, strict=True):
-            qa, qb = qs[a], qs[b]
-            dist, u = _closest_between(cs.core[qa], cs.core[qb])
-            if u is None:
-                continue
-            sd = dist - cs.rho[qa] - cs.rho[qb]
-            if -TOL <= sd < slack[a] + slack[b]:
-                th = math.atan2(u[1], u[0])
-                out.setdefault(int(a), []).append(th)
-                out.setdefault(int(b), []).append(th + math.pi)
-        return out
-
-    # -- bitangent candidates -------------------------------------------------------
-    def _in_cone(self, t: np.ndarray, nx: np.ndarray, ny: np.ndarray) -> np.ndarray:
-        """Is the unit normal (nx, ny) within corner t's normal cone [U[t], U[nxt[t]]]?"""
-        lo = self.U[t]
-        hi = self.U[self.nxt[t]]
-        return (lo[:, 0] * ny - lo[:, 1] * nx >= -_ANG_EPS) & (
-            nx * hi[:, 1] - ny * hi[:, 0] >= -_ANG_EPS
-        )
-
-    def _bitangents(self, Hg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Corner pairs of two different polygons whose joining line supports both (outer
-        bitangents: both polygons on one side; inner: on opposite sides).
-
-        Such a line's normal lies in one uniform interval j; its corners are then among
-        the corners of interval j of one polygon and of interval j (outer) or j + n/2
-        (inner) of the other. Intervals are pre-selected where the support-function
-        difference (outer) or sum (inner) at the uniform normals changes sign or is
-        within its Lipschitz bound of zero."""
-        cs = self.cs
-        n = cs.n
-        M = self.M
-        empty = np.empty(0, dtype=int)
-        if M < 2:
-            return empty, empty
-        step = _TWO_PI / n
-        # corner groups: table[m*n + j] = corners of polygon m in interval j (-1 pads)
-        key = self.mm * n + self.jj
-        order = np.argsort(key, kind="stable")
-        cnt = np.bincount(key, minlength=M * n)
-        start = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-        E = int(cnt.max())
-        table = np.full((M * n, E), -1)
-        ks = key[order]
-        table[ks, np.arange(len(ks)) - start[ks]] = order
-        # polygon extents about their centres, for the Lipschitz bound
-        cen = self.cen
-        rp = self.rp
-        i, j = np.triu_indices(M, 1)
-        d = np.hypot(*(cen[j] - cen[i]).T)
-        lip = (d + rp[i] + rp[j]) * step / 2 + 1e-9
-        out1, out2 = [empty], [empty]
-        half = n // 2
-        for inner in (False, True):
-            if inner:
-                F = Hg[i] + np.roll(Hg[j], -half, axis=1)
-            else:
-                F = Hg[i] - Hg[j]
-            F2 = np.roll(F, -1, axis=1)
-            flag = (np.sign(F) != np.sign(F2)) | (np.minimum(np.abs(F), np.abs(F2)) <= lip[:, None])
-            p, jj = np.nonzero(flag)
-            if len(p) == 0:
-                continue
-            j2 = (jj + half) % n if inner else jj
-            v1 = table[i[p] * n + jj][:, :, None]
-            v2 = table[j[p] * n + j2][:, None, :]
-            v1, v2 = np.broadcast_arrays(v1, v2)
-            v1, v2 = v1.ravel(), v2.ravel()
-            ok = (v1 >= 0) & (v2 >= 0)
-            v1, v2 = v1[ok], v2[ok]
-            ok = self.valid[v1] & self.valid[v2]
-            v1, v2 = v1[ok], v2[ok]
-            dd = self.P[v2] - self.P[v1]
-            L = np.hypot(dd[:, 0], dd[:, 1])
-            ok = L > _MERGE_R
-            v1, v2, dd, L = v1[ok], v2[ok], dd[ok], L[ok]
-            nx, ny = -dd[:, 1] / L, dd[:, 0] / L
-            sgn = -1.0 if inner else 1.0
-            hit = np.zeros(len(v1), dtype=bool)
-            for s in (1.0, -1.0):
-                hit |= self._in_cone(v1, s * nx, s * ny) & self._in_cone(
-                    v2, sgn * s * nx, sgn * s * ny
-                )
-            out1.append(v1[hit])
-            out2.append(v2[hit])
-        return np.concatenate(out1), np.concatenate(out2)
-
-    # -- queries --------------------------------------------------------------------
-    def tangent_corners(
-        self, X: np.ndarray, lines: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(point index, corner index) pairs such that the line from X[i] to the corner
-        supports the corner's polygon there: corner t joins tangent lines t and next(t),
-        and X sees exactly one of them (the visible chain of sides ends at t). Only
-        valid corners; ``lines`` optionally restricts the search to a boolean mask of
-        polygons."""
-        e = np.empty(0, dtype=int)
-        if len(X) == 0 or len(self.ang) == 0:
-            return e, e
-        if lines is None:
-            U, Hm, last = self.U, self.H - _ON_LINE, self.off[1:] - 1
-            sel = None
-        else:
-            pm = np.flatnonzero(lines)
-            if len(pm) == 0:
-                return e, e
-            sel = np.concatenate([np.arange(self.off[m], self.off[m + 1]) for m in pm])
-            U, Hm = self.U[sel], self.H[sel] - _ON_LINE
-            cnt = self.off[pm + 1] - self.off[pm]
-            last = np.cumsum(cnt) - 1
-        vis = (X @ U.T) > Hm
-        tan = np.empty_like(vis)
-        np.not_equal(vis[:, :-1], vis[:, 1:], out=tan[:, :-1])
-        first = np.concatenate([[0], last[:-1] + 1])
-        tan[:, last] = vis[:, last] != vis[:, first]
-        xi, t = np.nonzero(tan)
-        if sel is not None:
-            t = sel[t]
-        ok = self.valid[t]
-        return xi[ok], t[ok]
-
-    def tangent_pairs(
-        self, X: np.ndarray, xi: np.ndarray, mi: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`tangent_corners` for given (point X[xi[p]], polygon mi[p]) pairs:
-        returns (pair index, corner index)."""
-        e = np.empty(0, dtype=int)
-        if len(xi) == 0:
-            return e, e
-        U = self.Upad[mi]
-        x = X[xi]
-        vis = (U[..., 0] * x[:, 0:1] + U[..., 1] * x[:, 1:2]) > self.Hpad[mi] - _ON_LINE
-        p, j = np.nonzero(vis != np.roll(vis, -1, axis=1))
-        t = self.off[mi[p]] + np.minimum(j, self.cnt[mi[p]] - 1)
-        ok = self.valid[t]
-        return p[ok], t[ok]
-
-    def touching(
-        self, X: np.ndarray, others: Sequence[tuple[int, int, float, float]] = ()
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int, float, float]]]:
-        """Corners for points that touch a C-obstacle.
-
-        A point strictly inside a circumscribed polygon but (within TOL) outside the
-        true C-obstacle lies between the true boundary and the polygon. Inserting the
-        point's touching normal φ (outward normal of C at the nearest point) into the
-        polygon puts the point on its boundary; the two corners that line makes with the
-        neighbouring tangent lines are returned. ``others`` are normals inserted for
-        another point (the start): where one falls between the same two tangent lines,
-        the corner of the two inserted lines is returned too.
-
-        Returns (point index per corner, corners (k, 2), polygon per corner, per touch
-        (polygon, line k, φ, h_C(φ)))."""
-        none: tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int, float, float]]] = (
-            np.empty(0, dtype=int),
-            np.empty((0, 2)),
-            np.empty(0, dtype=int),
-            [],
-        )
-        if len(X) == 0 or self.M == 0:
-            return none
-        cs = self.cs
-        S = X @ self.U.T - self.H
-        smax = np.maximum.reduceat(S, self.off[:-1], axis=1)
-        xi, mi = np.nonzero(smax < -_ON_LINE)
-        if len(xi) == 0:
-            return none
-        q = self.qs[mi]
-        x = X[xi]
-        phi = np.full(len(xi), np.nan)
-        hphi = np.full(len(xi), np.nan)
-        pt = cs.is_point[q]
-        if pt.any():
-            # disc-like C: normal along the centre-to-point direction
-            c = np.asarray([cs.core[k][0] for k in q[pt]]).reshape(-1, 2)
-            d = x[pt] - c
-            r = np.hypot(d[:, 0], d[:, 1])
-            okp = (r > 0) & (r - cs.rho[q[pt]] >= -TOL)
-            u = d / np.where(r > 0, r, 1.0)[:, None]
-            idx = np.flatnonzero(pt)[okp]
-            phi[idx] = np.arctan2(u[okp, 1], u[okp, 0])
-            hphi[idx] = np.einsum("ij,ij->i", u[okp], c[okp]) + cs.rho[q[pt]][okp]
-        for i in np.flatnonzero(~pt & cs.exact[q]):
-            hit = self._touching_normal(x[i], int(q[i]))
-            if hit is not None:
-                phi[i], hphi[i] = hit
-        curved = ~cs.exact[q]
-        for qc in np.unique(q[curved]):
-            # the separating normal maximises u·x − h_C(u); its maximum is sd(x, C)
-            k = np.flatnonzero(curved & (q == qc))
-            sdv, tv = cs.max_gap(x[k], x[k], int(qc))
-            good = sdv >= -TOL
-            phi[k[good]] = tv[good]
-            hphi[k[good]] = cs.h(int(qc), _unit(tv[good]))
-        ok = np.isfinite(phi)
-        xi, mi, x, phi, hphi = xi[ok], mi[ok], x[ok], phi[ok], hphi[ok]
-        if len(xi) == 0:
-            return none
-        # line k of polygon m with ang[k] <= φ < ang[next k] (angles taken from the
-        # polygon's first line, so a global search over (m, angle) keys works)
-        a0 = self.ang[self.off[:-1]]
-        rel_line = self.ang - a0[self.mm]
-        ph = np.mod(phi - a0[mi], _TWO_PI)
-        k = np.searchsorted(self.mm * 8.0 + rel_line, mi * 8.0 + ph, side="right") - 1
-        kn = self.nxt[k]
-        dk = np.mod(ph - rel_line[k], _TWO_PI)
-        dn = np.mod(rel_line[kn] - ph, _TWO_PI)
-        near_k = (dk < _ANG_EPS) | (dk > _TWO_PI - _ANG_EPS)
-        near_n = (dn < _ANG_EPS) | (dn > _TWO_PI - _ANG_EPS)
-        u = _unit(phi)
-        hr = hphi - np.einsum("ij,ij->i", u, x)
-        Uk, Un = self.U[k], self.U[kn]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c1 = _intersect(Uk, self.H[k] - np.einsum("ij,ij->i", Uk, x), u, hr) + x
-            c2 = _intersect(u, hr, Un, self.H[kn] - np.einsum("ij,ij->i", Un, x)) + x
-        c1 = np.where(
-            near_k[:, None], self.P[self.prv[k]], np.where(near_n[:, None], self.P[k], c1)
-        )
-        c2 = np.where(near_k[:, None], self.P[k], np.where(near_n[:, None], self.P[kn], c2))
-        owner = [xi, xi]
-        poly = [mi, mi]
-        corners = [c1, c2]
-        for m2, k2, phi2, h2 in others:
-            j = np.flatnonzero((mi == m2) & (k == k2) & (np.abs(np.sin(phi - phi2)) >= _ANG_EPS))
-            if len(j) == 0:
-                continue
-            u2 = np.repeat(np.array([[math.cos(phi2), math.sin(phi2)]]), len(j), axis=0)
-            h2r = h2 - np.einsum("ij,ij->i", u2, x[j])
-            corners.append(_intersect(u[j], hr[j], u2, h2r) + x[j])
-            owner.append(xi[j])
-            poly.append(mi[j])
-        info = [
-            (int(m), int(kk), float(p), float(h))
-            for m, kk, p, h in zip(mi, k, phi, hphi, strict=True)
-        ]
-        return np.concatenate(owner), np.concatenate(corners), np.concatenate(poly), info
-
-    def _touching_normal(self, x: np.ndarray, q: int) -> tuple[float, float] | None:
-        """For an exact C-obstacle (core ⊕ disc): the outward normal φ at the point of
-        C_q nearest x, and h_C(φ); None if x is inside C_q deeper than TOL."""
-        cs = self.cs
-        core = cs.core[q]
-        rho = float(cs.rho[q])
-        if len(core) >= 3:
-            e = np.roll(core, -1, axis=0) - core
-            nrm = np.stack([e[:, 1], -e[:, 0]], axis=-1) / np.hypot(*e.T)[:, None]
-            sdist = np.einsum("ij,ij->i", nrm, x - core)
-            if bool((sdist <= 0).all()):
-                # inside the core: the face of least penetration
-                k = int(np.argmax(sdist))
-                if sdist[k] - rho < -TOL:
-                    return None
-                u = nrm[k]
-                return math.atan2(u[1], u[0]), float(u @ core[k]) + rho
-        dist, u = _closest_between(core, x[None, :])
-        if u is None or dist - rho < -TOL:
-            return None
-        # nearest core point p = x - dist*u; supporting line u·y = u·p + ρ
-        return math.atan2(u[1], u[0]), float(u @ x) - dist + rho
-
-
-def _in_box(X: np.ndarray, box: np.ndarray, tol: float = TOL) -> np.ndarray:
-    return (
-        (X[:, 0] >= box[0] - tol)
-        & (X[:, 0] <= box[1] + tol)
-        & (X[:, 1] >= box[2] - tol)
-        & (X[:, 1] <= box[3] + tol)
-    )
-
+from .tangents import ExactGraph, Obstacles, Piece, arc_box_ok
+from .visibility import (
+    _Graph,
+)
 
 # ----------------------------------------------------------------------------------
 # planner
@@ -1474,7 +291,8 @@ class Planner:
             # nothing is shorter than the straight segment, and it climbs nothing
             if len(hit) == 0:
                 pts = ((float(s[0]), float(s[1])), (float(g[0]), float(g[1])))
-                return PathResult(L, L, 0.0, pts, ())
+                seg = ({"kind": "line", "from": list(pts[0]), "to": list(pts[1])},) if L > 0 else ()
+                return PathResult(L, L, 0.0, pts, (), seg, True)
             return _result(ctx.cs, [s, g])  # crosses only free soft barriers
         qs = self._relevant(ctx, s, g, budget)
         fld = CostField(self, ctx, self._graph(ctx, qs), base, budget)
@@ -1500,6 +318,19 @@ class CostField:
         self.base = base
         self.budget = budget
         self.limit = np.inf if budget is None else budget + TOL
+        # the graph's polygons may make a path up to the stated excess longer than the
+        # exact one, so the graph explores that much beyond the budget; the exact
+        # refinement then decides against the budget itself
+        cs0 = ctx.cs
+        rho_max = float(cs0.rho.max()) if cs0.Q else 0.0
+        curv = [float(np.max(np.hypot(*(cs0.core[q] - cs0.centre[q]).T))) for q in np.flatnonzero(~cs0.exact)]
+        rho_max = max([rho_max, *curv])
+        x = math.pi / planner.n
+        self.slack = rho_max * (1.0 / math.cos(x) - 1.0) * (4.0 * math.pi + 1.0) + 1e-6
+        self.glimit = self.limit + self.slack
+        self._eg: ExactGraph | None = None
+        self._eg_key: frozenset[int] = frozenset()
+        self._eg_cache: dict[frozenset[int], ExactGraph] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -1553,7 +384,7 @@ class CostField:
         mat = csr_matrix((w[first], (lo[first], hi[first])), shape=(T, T))
         if self.start_ok:
             self.dist, self.pred = dijkstra(
-                mat, directed=False, indices=N, return_predecessors=True, limit=self.limit
+                mat, directed=False, indices=N, return_predecessors=True, limit=self.glimit
             )
         else:
             self.dist = np.full(T, np.inf)
@@ -1583,7 +414,8 @@ class CostField:
         c, how = self._solve(g, want_paths=True)
         if not np.isfinite(c[0]) or how[0] is None:
             return None
-        return _result(self.ctx.cs, how[0])
+        pieces, exact = how[0]
+        return _piece_result(self.ctx.cs, pieces, exact, self.start)
 
     # -- internals ----------------------------------------------------------------------
     _DIRECT = -2
@@ -1620,7 +452,7 @@ class CostField:
             return
         cs = self.ctx.cs
         lb = d0 + np.hypot(*(T[tgt] - F).T)
-        keep = (lb < best[tgt]) & (lb <= self.limit)
+        keep = (lb < best[tgt]) & (lb <= self.glimit)
         if guard is not None:
             gq = guard[tgt]
             chk = np.flatnonzero(keep & (gq >= 0))
@@ -1690,7 +522,7 @@ class CostField:
         rows = np.arange(k)[:, None]
         width = 3
         while True:
-            cand = ~done & (LB < np.minimum(best, self.limit)[:, None])
+            cand = ~done & (LB < np.minimum(best, self.glimit)[:, None])
             if not cand.any():
                 break
             LBc = np.where(cand, LB, np.inf)
@@ -1749,119 +581,265 @@ class CostField:
             guard[own] = gr.qs[poly]
             self._best(goals[rest], sub_best, sub_who, include_start=False, pre=pre, guard=guard)
             best[rest], who[rest] = sub_best, sub_who
-        cost = np.where(best <= self.limit, best, np.inf)
-        if want_paths:
-            for g in np.flatnonzero(np.isfinite(cost)):
+        exact = np.ones(G, dtype=bool)
+        pieces: list = [None] * G
+        ref = np.flatnonzero(np.isfinite(best) & (who != self._DIRECT))
+        if len(ref):
+            polys = {}
+            for g in ref:
                 v = int(who[g])
-                if v == self._DIRECT:
-                    how[g] = [s, goals[g]]
-                elif v >= 0:
-                    how[g] = self._chain(v) + [goals[g]]
+                if v >= 0:
+                    polys[int(g)] = self._chain(v) + [goals[g]]
                 else:
                     p = -3 - v
-                    how[g] = self._chain(int(pwho[p])) + [pg[p], goals[g]]
+                    polys[int(g)] = self._chain(int(pwho[p])) + [pg[p], goals[g]]
+            rc, rp, rx = self._refine(goals, polys, best, want_paths)
+            for g in ref:
+                g = int(g)
+                if g in rc and rc[g] <= best[g] + 1e-9:
+                    best[g] = rc[g]
+                    pieces[g] = rp.get(g)
+                    exact[g] = rx[g]
+                else:
+                    # the exact construction found nothing better: keep the polyline
+                    exact[g] = False
+                    pieces[g] = _line_pieces(_dedupe(polys[g]))
+        cost = np.where(best <= self.limit, best, np.inf)
+        self.last_exact = exact
+        if want_paths:
+            for g in np.flatnonzero(np.isfinite(cost)):
+                if int(who[g]) == self._DIRECT:
+                    how[g] = (_line_pieces(_dedupe([s, goals[g]])), True)
+                else:
+                    how[g] = (pieces[g], bool(exact[g]))
         return cost, how
 
+    # -- exact refinement -------------------------------------------------------------
+    def _near(self, polys: dict[int, list[np.ndarray]], margin: float) -> dict[int, frozenset[int]]:
+        """For each goal's polyline: the C-obstacles of the graph within ``margin`` of it."""
+        cs = self.ctx.cs
+        qs = self.graph.qs
+        A_l, B_l, o_l = [], [], []
+        for g, pts in polys.items():
+            P = _dedupe(pts)
+            if len(P) < 2:
+                P = np.vstack([P, P])
+            A_l.append(P[:-1])
+            B_l.append(P[1:])
+            o_l.append(np.full(len(P) - 1, g))
+        out: dict[int, set[int]] = {g: set() for g in polys}
+        if len(qs) == 0:
+            return {g: frozenset() for g in polys}
+        A, B, own = np.concatenate(A_l), np.concatenate(B_l), np.concatenate(o_l)
+        chunk = max(1, 200_000 // max(1, len(qs)))
+        for s0 in range(0, len(A), chunk):
+            a, b = A[s0 : s0 + chunk], B[s0 : s0 + chunk]
+            d2 = _seg_point_d2_matrix(a, b, cs.centre[qs])
+            si, qj = np.nonzero(d2 <= (cs.radius[qs] + margin) ** 2)
+            if len(si) == 0:
+                continue
+            q = qs[qj]
+            sd = cs.sd_pairs(a[si], b[si], q, tol=-margin)
+            near = sd < margin
+            for g, qq in zip(own[s0 + si[near]], q[near], strict=True):
+                out[int(g)].add(int(qq))
+        return {g: frozenset(v) for g, v in out.items()}
 
-# ----------------------------------------------------------------------------------
-# exact measurement of given polylines
-# ----------------------------------------------------------------------------------
+    #: the shared tangent graph of a field covers at most this many C-obstacles
+    UNION_MAX = 16
+    #: goals joined to a tangent graph at once (bounds the goal x contact-point arrays)
+    JOIN_CHUNK = 64
 
+    def _exact_graph(self, key: frozenset[int]):
+        if key == self._eg_key and self._eg is not None:
+            return self._eg
+        hit = self._eg_cache.get(key)
+        if hit is not None:
+            return hit
+        cs = self.ctx.cs
+        local = np.asarray(sorted(key), dtype=int)
+        obs = Obstacles(
+            [cs.core[q] for q in local],
+            [float(cs.rho[q]) if cs.exact[q] else 0.0 for q in local],
+            [bool(cs.hard[q]) for q in local],
+            [int(cs.bar[q]) for q in local],
+            [bool(cs.exact[q]) for q in local],
+        )
+        checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
+        eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
+        if len(key) <= self.UNION_MAX and key >= self._eg_key:
+            self._eg, self._eg_key = eg, key
+        else:
+            if len(self._eg_cache) >= 256:
+                self._eg_cache.clear()
+            self._eg_cache[key] = eg
+        return eg
 
-def _dedupe(points: Sequence[Sequence[float]] | Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
-    P = np.asarray(points, dtype=float).reshape(-1, 2)
-    if len(P) <= 1:
-        return P
-    keep = np.ones(len(P), dtype=bool)
-    keep[1:] = np.hypot(*np.diff(P, axis=0).T) > 0
-    return P[keep]
+    def _around_one(
+        self, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool
+    ) -> tuple[dict[int, float], dict[int, list]]:
+        """Closed form round one hard disc C-obstacle (centre c, radius ρ): tangent from
+        the start, arc of ρ·φ on the side of the smaller angle, tangent to the goal, with
+        ``φ = θ − acos(ρ/d_s) − acos(ρ/d_g)``; kept where every piece is exactly clear of
+        every C-obstacle (and the board)."""
+        cs = self.ctx.cs
+        gi = np.asarray(gs, dtype=int)
+        q = np.asarray(qs, dtype=int)
+        ok = cs.is_point[q] & cs.hard[q]
+        gi, q = gi[ok], q[ok]
+        out_c: dict[int, float] = {}
+        out_p: dict[int, list] = {}
+        if len(gi) == 0:
+            return out_c, out_p
+        c = np.asarray([cs.core[k][0] for k in q]).reshape(-1, 2)
+        rho = cs.rho[q]
+        S = self.start[None] - c
+        G = goals[gi] - c
+        ds = np.hypot(S[:, 0], S[:, 1])
+        dg = np.hypot(G[:, 0], G[:, 1])
+        a_s = np.arctan2(S[:, 1], S[:, 0])
+        cr = S[:, 0] * G[:, 1] - S[:, 1] * G[:, 0]
+        dot = S[:, 0] * G[:, 0] + S[:, 1] * G[:, 1]
+        th = np.arctan2(np.abs(cr), dot)
+        sig = np.where(cr >= 0, 1.0, -1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bs = np.arccos(np.clip(rho / ds, -1.0, 1.0))
+            bg = np.arccos(np.clip(rho / dg, -1.0, 1.0))
+        phi = th - bs - bg
+        good = (phi > 0) & (ds >= rho - TOL) & (dg >= rho - TOL)
+        n1 = a_s + sig * bs
+        n2 = a_s + sig * (th - bg)
+        T1 = c + rho[:, None] * np.stack([np.cos(n1), np.sin(n1)], axis=-1)
+        T2 = c + rho[:, None] * np.stack([np.cos(n2), np.sin(n2)], axis=-1)
+        # the pieces as built (their own lengths, so the parts add up to the whole)
+        l1 = np.hypot(*(T1 - self.start[None]).T)
+        l2 = np.hypot(*(goals[gi] - T2).T)
+        length = l1 + l2 + rho * phi
+        good &= length <= self.limit
+        k = np.flatnonzero(good)
+        if len(k) == 0:
+            return out_c, out_p
+        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
+        Sx = np.repeat(self.start[None], len(k), axis=0)
+        b1, c1, _ = chk.segments(Sx, T1[k])
+        b2, c2, _ = chk.segments(T2[k], goals[gi[k]])
+        a0 = np.where(sig[k] > 0, n1[k], n2[k])
+        # the arc runs on its own C-obstacle's boundary: judge it against the others only
+        b3o, c3o = self._arc_vs_others(chk, c[k], rho[k], a0, phi[k], q[k])
+        cost = length[k] + c1 + c2 + c3o
+        fine = ~(b1 | b2 | b3o)
+        for j in np.flatnonzero(fine):
+            i = int(k[j])
+            g = int(gi[i])
+            if g in out_c and out_c[g] <= float(cost[j]):
+                continue
+            out_c[g] = float(cost[j])
+            if want_paths:
+                s0 = (float(self.start[0]), float(self.start[1]))
+                t1 = (float(T1[i, 0]), float(T1[i, 1]))
+                t2 = (float(T2[i, 0]), float(T2[i, 1]))
+                gg = (float(goals[g, 0]), float(goals[g, 1]))
+                ps = [
+                    Piece("line", s0, t1, float(l1[i])),
+                    Piece("arc", t1, t2, float(rho[i] * phi[i]), (float(c[i, 0]), float(c[i, 1])), float(rho[i]), bool(sig[i] > 0)),
+                    Piece("line", t2, gg, float(l2[i])),
+                ]
+                out_p[g] = [p for p in ps if p.length > 0]
+        return out_c, out_p
 
+    @staticmethod
+    def _arc_vs_others(chk, c, r, a0, sp, own):  # noqa: ANN001, ANN205
+        n = len(c)
+        pi_, pq = chk._pen(c, r, a0, sp, own)
+        cs = chk.cs
+        blocked = np.zeros(n, dtype=bool)
+        blocked[pi_[cs.hard[pq]]] = True
+        climb = np.zeros(n)
+        soft = ~cs.hard[pq]
+        ps, pb = _unique_pairs(pi_[soft], cs.bar[pq[soft]])
+        if len(ps):
+            climb += np.bincount(ps, weights=cs.cost_of_bar[pb], minlength=n)
+        blocked |= ~arc_box_ok(c, r, a0, sp, chk.box)
+        return blocked, climb
 
-def _result(cs: _CSet, pts: list[np.ndarray]) -> PathResult:
-    P = _dedupe(pts)
-    if len(P) == 1:
-        P = np.vstack([P, P])
-    length, climb, crossed = _measure(cs, P)
-    return PathResult(
-        length + climb, length, climb, tuple((float(x), float(y)) for x, y in P), crossed
-    )
-
-
-def _measure(cs: _CSet, P: np.ndarray) -> tuple[float, float, tuple[str, ...]]:
-    A, B = P[:-1], P[1:]
-    length = float(np.sum(np.hypot(*(B - A).T))) if len(A) else 0.0
-    if len(A) == 0:
-        return length, 0.0, ()
-    _, _, seg, bar = cs.assess(A, B, cs.all)
-    crossed: list[str] = []
-    climb = 0.0
-    for b in bar[np.lexsort((bar, seg))] if len(seg) else []:
-        barrier = cs.barriers[int(b)]
-        if barrier.cost is not None:
-            crossed.append(barrier.id)
-            climb += barrier.cost
-    return length, climb, tuple(crossed)
-
-
-def sweep_clear(
-    base: Footprint,
-    points: Sequence[Sequence[float]] | np.ndarray,
-    barriers: Sequence[Barrier],
-    tol: float = TOL,
-    board: tuple[float, float] | None = None,
-) -> list[str]:
-    """Ids of the hard barriers that the base, translated along the polyline of centre
-    positions ``points``, penetrates deeper than ``tol`` (empty: the move is clear).
-    With ``board``, :data:`BOARD_ID` is reported if the base leaves ``[0,w]x[0,d]``."""
-    P = _dedupe(points)
-    rel = _rel_parts(base)
-    hard = [b for b in barriers if b.cost is None]
-    out: list[str] = []
-    if board is not None:
-        w, d = board
-        for p in rel:
-            lo = p.h(np.asarray([[-1.0, 0.0], [0.0, -1.0]]))
-            hi = p.h(np.asarray([[1.0, 0.0], [0.0, 1.0]]))
-            if (
-                (P[:, 0] - lo[0] < -tol).any()
-                or (P[:, 1] - lo[1] < -tol).any()
-                or (P[:, 0] + hi[0] > w + tol).any()
-                or (P[:, 1] + hi[1] > d + tol).any()
-            ):
-                out.append(BOARD_ID)
+    def _refine(
+        self,
+        goals: np.ndarray,
+        polys: dict[int, list[np.ndarray]],
+        graph_cost: np.ndarray,
+        want_paths: bool,
+    ) -> tuple[dict[int, float], dict[int, list], dict[int, bool]]:
+        """Exact costs (and pieces) for goals the graph reached along ``polys``: the
+        tangent graph over the C-obstacles near each polyline, widened once if that
+        finds nothing as short as the polyline."""
+        cs = self.ctx.cs
+        rc: dict[int, float] = {}
+        rp: dict[int, list] = {}
+        rx: dict[int, bool] = {}
+        eps = self.slack / (4.0 * math.pi + 1.0)
+        todo = dict(polys)
+        for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
+            if not todo:
                 break
-    if not hard:
-        return out
-    cs = _CSet(rel, hard, 48)
-    A, B = (P[:-1], P[1:]) if len(P) > 1 else (P, P)
-    _, _, _, bar = cs.assess(A, B, cs.all, tol=tol)
-    seen: list[int] = []
-    for b in bar:
-        if int(b) not in seen:
-            seen.append(int(b))
-    out.extend(hard[b].id for b in sorted(seen))
-    return out
-
-
-def path_cost(
-    base: Footprint, points: Sequence[Sequence[float]] | np.ndarray, barriers: Sequence[Barrier]
-) -> tuple[float, float, tuple[str, ...]]:
-    """(length, climb, crossed ids) of the base moved along the polyline ``points``.
-
-    Each segment that penetrates a soft barrier deeper than TOL adds its cost once; hard
-    barriers are not counted here (see :func:`sweep_clear`)."""
-    P = _dedupe(points)
-    if len(P) < 2:
-        return 0.0, 0.0, ()
-    cs = _CSet(_rel_parts(base), list(barriers), 48)
-    return _measure(cs, P)
-
+            near = self._near(todo, margin)
+            if margin == 4.0 * eps + 1e-3:
+                # most goals wrap a single round C-obstacle: the closed form round each
+                # one of the nearby C-obstacles first. The shortest path round one of
+                # them alone is never longer than the shortest round all of them, so
+                # where it is clear of all of them it is that shortest path.
+                pg = [g for g, k in near.items() for _ in k]
+                pq = [q for k in near.values() for q in k]
+                if pg:
+                    one = list(near)
+                    fc, fp = self._around_one(goals, pg, pq, want_paths)
+                    for g in one:
+                        if g in fc and fc[g] <= float(graph_cost[g]) + 1e-9:
+                            rc[g], rx[g] = fc[g], True
+                            if want_paths:
+                                rp[g] = fp[g]
+                    near = {g: k for g, k in near.items() if g not in rc}
+                    if not near:
+                        todo = {}
+                        break
+            # a tangent graph over the C-obstacles these goals need: one for all of
+            # them (grown over later queries) while that stays small, else one per
+            # distinct set, so that no graph grows with the table
+            union = frozenset().union(*near.values()) | self._eg_key
+            if len(union) <= self.UNION_MAX:
+                groups = {union: list(near)}
+            else:
+                groups = {}
+                for g, key in near.items():
+                    groups.setdefault(key, []).append(g)
+            for key, gs in groups.items():
+                eg = self._exact_graph(key)
+                for j0 in range(0, len(gs), self.JOIN_CHUNK):
+                    part = gs[j0 : j0 + self.JOIN_CHUNK]
+                    c, hw = eg.join(goals[np.asarray(part, dtype=int)])
+                    for k, g in enumerate(part):
+                        if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
+                            rc[g] = float(c[k])
+                            rx[g] = bool(all(cs.exact[q] for q in near[g]))
+                            if want_paths:
+                                rp[g] = eg.pieces(goals[g], hw[k])
+            todo = {g: p for g, p in todo.items() if g not in rc}
+        for g in rc:
+            if want_paths and g in rp:
+                # an ellipse-involved obstacle near the final path was judged by its
+                # circumscribed stand-in: the path is valid but maybe not the shortest
+                if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
+                    rx[g] = False
+        return rc, rp, rx
 
 __all__ = [
     "BOARD_ID",
     "Barrier",
     "CostField",
+    "PathCheck",
     "PathResult",
+    "Piece",
+    "measure_path",
+    "piece_from_dict",
     "Planner",
     "path_cost",
     "sweep_clear",

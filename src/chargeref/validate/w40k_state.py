@@ -1,0 +1,571 @@
+"""40k validator: the state it works on (models placed before and after, terrain
+features and floors, the shared context) and the geometry, terrain and move-cost
+helpers every check uses. See :mod:`chargeref.validate.w40k`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ScenarioError
+from ..geometry.bases import base_footprint, polygon_footprint, wall_footprint
+from ..geometry.paths import Barrier, measure_path
+from ..geometry.shapes import (
+    TOL,
+    Capsule,
+    Convex,
+    ConvexPolygon,
+    Disc,
+    Footprint,
+    convex_signed_distance,
+    segment_sweep,
+    signed_distance,
+)
+from ..ruling import Move, Ruling
+from ..scenario import Scenario40k, inch, mm_per_unit, scenario_from_data
+from ..scenario.w40k import Model40k, Unit40k
+from . import Violation
+from .w40k_path import move_pieces
+
+# --------------------------------------------------------------------------- constants
+# Rules distances, in inches (converted to the scenario unit in the context).
+
+#: Engagement range: horizontal and vertical reach.
+ER_H = 1.0
+ER_V = 5.0
+#: Unit coherency: horizontal and vertical reach of a neighbour.
+COH_H = 2.0
+COH_V = 5.0
+#: A WTC walls token model engages across a ruin wall at this range (placeholder, see
+#: :func:`_engage_reach`).
+TOKEN_ER_H = 2.0
+#: Across a barricade, a charging model touching it engages a target up to this far.
+BARRICADE_ER_H = 2.0
+#: Charge declaration range (targets must be within it at the start).
+DECLARE_RANGE = 12.0
+#: Edition 10 heroic intervention (a stratagem charge): its target must be this close.
+HEROIC_DECLARE_RANGE = 6.0
+#: Heroic intervention: move budget, and the reach that makes a unit eligible.
+HI_MOVE = 3.0
+HI_REACH_H = 3.0
+HI_REACH_V = 5.0
+#: Climb threshold: terrain up to this height is ignored (by edition).
+CLIMB_FREE = {9: 1.0, 10: 2.0, 11: 2.0}
+#: Models in a unit from which each model needs two coherency neighbours (by edition).
+TWO_NEIGHBOURS_FROM = {9: 6, 10: 7, 11: math.inf}  # 11: never (one neighbour, any size)
+#: Angular step (degrees) of the ring of base-contact spots searched around a target.
+RING_STEP_DEG = 1.0
+
+#: Keywords that move through ruin walls as if they were not there.
+WALL_WALKERS = frozenset({"INFANTRY", "BEAST", "SWARM"})
+#: Keywords that may end a move on an upper floor of a ruin.
+FLOOR_STANDERS = WALL_WALKERS | {"FLY"}
+
+#: Procedures whose moves are charge moves (budget: the roll).
+CHARGE_PROCEDURES = frozenset({"normal", "wtc_walls"})
+HEROIC = "heroic_intervention"
+
+
+# --------------------------------------------------------------------------- model state
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A model at one moment: where it stands and the footprint it covers."""
+
+    id: str
+    unit: str
+    player: int
+    model: Model40k
+    xy: tuple[float, float]
+    #: height of the surface the base stands on
+    z: float
+    #: ground height under the centre (a hill's height or 0)
+    ground: float
+    fp: Footprint
+
+    @property
+    def elevated(self) -> bool:
+        """Standing above the ground (on a ruin floor), not merely on a hill."""
+        return abs(self.z - self.ground) > TOL
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A terrain piece that matters to moving or to ending a move."""
+
+    id: str
+    #: ``ruin_wall`` | ``wall`` | ``barricade`` | ``obstacle`` | ``impassable``
+    kind: str
+    fp: Footprint
+    height: float = 0.0
+    climbable: bool = True
+
+
+@dataclass(frozen=True)
+class Floor:
+    id: str
+    polygon: tuple[tuple[float, float], ...]
+    fp: Footprint
+    height: float
+
+    @property
+    def edges(self) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+        p = self.polygon
+        return [(p[i], p[(i + 1) % len(p)]) for i in range(len(p))]
+
+
+@dataclass
+class MoveCost:
+    """What a path costs: its length, the climbs it makes and what blocks it."""
+
+    length: float = 0.0
+    climbs: list[tuple[str, float]] = field(default_factory=list)
+    vertical: float = 0.0
+    blocked: list[tuple[str, str]] = field(default_factory=list)  # (kind, id)
+
+    @property
+    def total(self) -> float:
+        return self.length + sum(c for _, c in self.climbs) + self.vertical
+
+
+@dataclass
+class Ctx:
+    """Everything the checks share, derived once from the scenario and the ruling."""
+
+    before: Scenario40k
+    ruling: Ruling
+    inch: float
+    mmpu: float
+    edition: int
+    use_wtc: bool
+    climb_free: float
+    features: list[Feature]
+    floors: list[Floor]
+    hills: list[tuple[Footprint, float]]
+    units: dict[str, Unit40k]
+    start: dict[str, Placed]
+    end: dict[str, Placed]
+    after: Scenario40k | None
+    charger: Unit40k
+    targets: list[str]
+    casualties: set[str]
+    moves: dict[str, Move]
+    budget: float | None
+    costs: dict[str, MoveCost] = field(default_factory=dict)
+    #: per model: the shortest-path field used by the base-contact duty check
+    duty_fields: dict[str, object] = field(default_factory=dict)
+
+    # -- helpers -------------------------------------------------------------
+    def inches(self, v: float) -> float:
+        return v * self.inch
+
+    def keywords(self, unit_id: str) -> set[str]:
+        return set(self.units[unit_id].keywords)
+
+    def charger_ids(self) -> list[str]:
+        return [m.id for m in self.charger.models if m.id not in self.casualties]
+
+    def charger_end(self) -> list[Placed]:
+        return [self.end[i] for i in self.charger_ids() if i in self.end]
+
+    def unit_end(self, unit_id: str) -> list[Placed]:
+        return [
+            self.end[m.id]
+            for m in self.units[unit_id].models
+            if m.id in self.end and m.id not in self.casualties
+        ]
+
+    def unit_start(self, unit_id: str) -> list[Placed]:
+        return [self.start[m.id] for m in self.units[unit_id].models if m.id not in self.casualties]
+
+    def enemy_units(self) -> list[str]:
+        return [u.id for u in self.before.units if u.player != self.charger.player]
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _build(before: Scenario40k, ruling: Ruling) -> tuple[Ctx | None, list[Violation]]:
+    problems: list[Violation] = []
+    units = {u.id: u for u in before.units}
+    charger = units.get(ruling.charger)
+    if charger is None:
+        return None, [Violation("unknown_unit", f"no unit {ruling.charger!r} in the scenario")]
+    for t in ruling.targets:
+        tu = units.get(t)
+        if tu is None:
+            problems.append(Violation("bad_target", f"target {t!r} is not a unit of the scenario"))
+        elif tu.player == charger.player:
+            problems.append(
+                Violation(
+                    "bad_target", f"target {t} belongs to the charging player", tuple(_ids(tu))
+                )
+            )
+    targets = [t for t in ruling.targets if t in units and units[t].player != charger.player]
+
+    unit_in = inch(before)
+    mmpu = mm_per_unit(before)
+    edition = before.rules.edition
+    features, floors, hills = _terrain(before)
+
+    start: dict[str, Placed] = {}
+    for u in before.units:
+        for m in u.models:
+            start[m.id] = _place(m, u, m.at, hills, mmpu)
+
+    after: Scenario40k | None = None
+    if ruling.after is not None:
+        try:
+            parsed = scenario_from_data(ruling.after)
+        except ScenarioError as exc:
+            problems.append(Violation("after_mismatch", f"`after` is not a valid scenario: {exc}"))
+        else:
+            if isinstance(parsed, Scenario40k):
+                after = parsed
+            else:
+                problems.append(Violation("after_mismatch", "`after` is not a 40k scenario"))
+
+    moves: dict[str, Move] = {}
+    for mv in ruling.moves:
+        if mv.id in moves:
+            problems.append(Violation("after_mismatch", f"{mv.id} moves twice", (mv.id,)))
+        moves[mv.id] = mv
+
+    casualties = {str(c) for c in (ruling.details.get("casualties") or [])}
+
+    end: dict[str, Placed] = {}
+    if after is not None:
+        for u in after.units:
+            for m in u.models:
+                end[m.id] = _place(m, u, m.at, hills, mmpu)
+    else:
+        # No `after`: the end state is the start with the listed moves applied.
+        for mid, p in start.items():
+            if mid in casualties:
+                continue
+            found = moves.get(mid)
+            if found is None:
+                end[mid] = p
+            else:
+                m = p.model.model_copy(update={"at": tuple(found.to)})
+                end[mid] = _place(m, units[p.unit], m.at, hills, mmpu)
+
+    budget: float | None = None
+    if ruling.procedure == HEROIC and edition == 9:
+        budget = HI_MOVE * unit_in
+    elif ruling.roll is not None:
+        budget = ruling.roll.total * unit_in
+
+    ctx = Ctx(
+        before=before,
+        ruling=ruling,
+        inch=unit_in,
+        mmpu=mmpu,
+        edition=edition,
+        use_wtc=before.rules.use_wtc,
+        climb_free=CLIMB_FREE[edition] * unit_in,
+        features=features,
+        floors=floors,
+        hills=hills,
+        units=units,
+        start=start,
+        end=end,
+        after=after,
+        charger=charger,
+        targets=targets,
+        casualties=casualties,
+        moves=moves,
+        budget=budget,
+    )
+    return ctx, problems
+
+
+def _ids(unit: Unit40k) -> list[str]:
+    return [m.id for m in unit.models]
+
+
+def _terrain(scen: Scenario40k) -> tuple[list[Feature], list[Floor], list[tuple[Footprint, float]]]:
+    features: list[Feature] = []
+    floors: list[Floor] = []
+    hills: list[tuple[Footprint, float]] = []
+    for t in scen.terrain:
+        if t.type == "ruin":
+            for i, w in enumerate(t.walls):
+                fp = wall_footprint([tuple(p) for p in w.points], w.thickness)
+                features.append(Feature(f"{t.id}.walls[{i}]", "ruin_wall", fp, w.height))
+            for i, f in enumerate(t.floors):
+                poly = tuple((float(x), float(y)) for x, y in f.polygon)
+                floors.append(Floor(f"{t.id}.floors[{i}]", poly, polygon_footprint(poly), f.height))
+        elif t.type == "wall":
+            fp = wall_footprint([tuple(p) for p in t.points], t.thickness)
+            features.append(Feature(t.id, "wall", fp, t.height, t.climbable))
+        elif t.type == "barricade":
+            fp = wall_footprint([tuple(p) for p in t.points], t.thickness)
+            features.append(Feature(t.id, "barricade", fp, t.height))
+        elif t.type == "obstacle":
+            features.append(Feature(t.id, "obstacle", polygon_footprint(t.polygon), t.height))
+        elif t.type == "impassable":
+            features.append(Feature(t.id, "impassable", polygon_footprint(t.polygon)))
+        elif t.type == "hill":
+            hills.append((polygon_footprint(t.polygon), t.height))
+    return features, floors, hills
+
+
+def _ground(xy: Sequence[float], hills: list[tuple[Footprint, float]]) -> float:
+    """Height of the ground under a point: the highest hill containing it, else 0."""
+    z = 0.0
+    pt = np.array([[float(xy[0]), float(xy[1])]])
+    for fp, h in hills:
+        for part in fp.parts:
+            assert isinstance(part, ConvexPolygon)
+            if float(part.point_signed_distance(pt)[0]) <= TOL:
+                z = max(z, h)
+                break
+    return z
+
+
+def _place(
+    m: Model40k,
+    u: Unit40k,
+    at: Sequence[float],
+    hills: list[tuple[Footprint, float]],
+    mmpu: float,
+) -> Placed:
+    xy = (float(at[0]), float(at[1]))
+    ground = _ground(xy, hills)
+    z = float(at[2]) if len(at) >= 3 else ground
+    fp = base_footprint(m.base.kind, m.base.dims, xy, m.facing, mmpu)
+    return Placed(m.id, u.id, u.player, m, xy, z, ground, fp)
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def _hdist(a: Placed, b: Placed) -> float:
+    """Horizontal footprint distance (0 when touching or overlapping)."""
+    return max(0.0, signed_distance(a.fp, b.fp))
+
+
+def _within(a: Placed, b: Placed, h: float, v: float) -> bool:
+    """Within ``h`` horizontally and ``v`` vertically, equality included."""
+    if abs(a.z - b.z) > v + TOL:
+        return False
+    lb = math.dist(a.xy, b.xy) - a.fp.radius - b.fp.radius
+    if lb > h + TOL:
+        return False
+    return signed_distance(a.fp, b.fp) <= h + TOL
+
+
+def _in_base_contact(a: Placed, b: Placed) -> bool:
+    return _within(a, b, 0.0, 0.0)
+
+
+def _convex_sd(a: Convex, b: Convex) -> float:
+    """Signed distance of two convex parts, with the capsule/disc closed form."""
+    if isinstance(a, Capsule) and isinstance(b, Disc):
+        return _capsule_disc(a, b)
+    if isinstance(b, Capsule) and isinstance(a, Disc):
+        return _capsule_disc(b, a)
+    return convex_signed_distance(a, b)
+
+
+def _capsule_disc(c: Capsule, d: Disc) -> float:
+    p0 = np.asarray(c.p0, float)
+    p1 = np.asarray(c.p1, float)
+    q = np.asarray(d.c, float)
+    ab = p1 - p0
+    L2 = float(ab @ ab)
+    t = 0.0 if L2 == 0 else min(1.0, max(0.0, float((q - p0) @ ab) / L2))
+    return float(np.linalg.norm(q - (p0 + t * ab))) - c.r - d.r
+
+
+def _sweep_penetrates(
+    base: Footprint, a: Sequence[float], b: Sequence[float], obstacle: Footprint
+) -> bool:
+    """Does ``base`` (centred at ``a``), translated straight to ``b``, enter ``obstacle``
+    deeper than TOL? Exact: the swept region of each convex part is convex."""
+    for p in base.parts:
+        sw = segment_sweep(p, a, b)
+        sc, sr = np.asarray(sw.center, float), sw.radius
+        for q in obstacle.parts:
+            if float(np.linalg.norm(np.asarray(q.center, float) - sc)) > sr + q.radius + TOL:
+                continue
+            if _convex_sd(sw, q) < -TOL:
+                return True
+    return False
+
+
+def _penetrates(a: Footprint, b: Footprint) -> bool:
+    if float(np.linalg.norm(a.center - b.center)) > a.radius + b.radius + TOL:
+        return False
+    return signed_distance(a, b) < -TOL
+
+
+def _axis_extent(fp: Footprint) -> tuple[float, float, float, float]:
+    """(min x, max x, min y, max y) of a footprint, exact from support functions."""
+    u = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    h = np.max(np.stack([p.h(u) for p in fp.parts]), axis=0)
+    return -float(h[1]), float(h[0]), -float(h[3]), float(h[2])
+
+
+def _on_board(fp: Footprint, scen: Scenario40k) -> bool:
+    x0, x1, y0, y1 = _axis_extent(fp)
+    return (
+        x0 >= -TOL and y0 >= -TOL and x1 <= scen.board.width + TOL and y1 <= scen.board.depth + TOL
+    )
+
+
+def _wholly_inside(fp: Footprint, floor: Floor) -> bool:
+    """Is the base wholly inside the floor polygon (touching its edge allowed)?"""
+    c = np.asarray(fp.center, float)[None]
+    if not any(
+        float(p.point_signed_distance(c)[0]) <= TOL
+        for p in floor.fp.parts
+        if isinstance(p, ConvexPolygon)
+    ):
+        return False
+    for a, b in floor.edges:
+        edge = Capsule(a, b, 0.0)
+        for part in fp.parts:
+            if _convex_sd(part, edge) < -TOL:
+                return False
+    return True
+
+
+# --------------------------------------------------------------------------- terrain rules
+
+
+def _crossing_cost(ctx: Ctx, f: Feature, keywords: set[str]) -> float | None:
+    """The cost of one crossing of ``f`` (None: it cannot be crossed)."""
+    tall = f.height > ctx.climb_free + TOL
+    if f.kind == "impassable":
+        return None
+    if f.kind == "ruin_wall":
+        # INFANTRY, BEAST and SWARM pass through ruin walls; others climb the tall ones.
+        if keywords & WALL_WALKERS:
+            return 0.0
+        return 2 * f.height if tall else 0.0
+    if f.kind == "wall":
+        if not tall:
+            return 0.0
+        return 2 * f.height if f.climbable else None
+    # barricade, obstacle: climbed (up and down) when taller than the threshold
+    return 2 * f.height if tall else 0.0
+
+
+def _blocks_ending(ctx: Ctx, f: Feature) -> bool:
+    """May no model end a move overlapping this feature?"""
+    if f.kind == "obstacle":
+        return f.height > ctx.climb_free + TOL
+    return True  # ruin walls, free walls, barricades, impassable ground
+
+
+def _floor_ok(ctx: Ctx, unit_id: str, fp: Footprint, z: float) -> str | None:
+    """None when a base may stand at height ``z`` above the ground, else why not."""
+    kw = ctx.keywords(unit_id)
+    if not kw & FLOOR_STANDERS:
+        return "only INFANTRY, BEAST, SWARM or FLY models may end on an upper floor"
+    fitting = [f for f in ctx.floors if abs(f.height - z) <= TOL]
+    if not fitting:
+        return f"there is no floor at height {z:g}"
+    if not any(_wholly_inside(fp, f) for f in fitting):
+        return f"the base is not wholly on a floor at height {z:g}"
+    return None
+
+
+# --------------------------------------------------------------------------- move cost
+
+
+def path_cost(
+    ctx: Ctx,
+    mover: Placed,
+    pts: Sequence[Sequence[float]],
+    z_to: float,
+    elevated_to: bool,
+) -> MoveCost:
+    """The cost of moving ``mover`` (at its start) along the polyline ``pts``.
+
+    Length of the polyline, plus each crossing of a terrain feature (once per feature and
+    straight segment whose swept base enters it deeper than TOL), plus the vertical
+    change when the move starts or ends on a ruin floor and the change exceeds the climb
+    threshold. Enemy models block the path unless the unit can FLY.
+    """
+    kw = ctx.keywords(mover.unit)
+    cost = MoveCost()
+    base = mover.fp
+    z_lo = min(mover.z, z_to) - TOL
+    z_hi = max(mover.z, z_to) + TOL
+    enemies = [
+        p
+        for mid, p in ctx.start.items()
+        if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi
+    ]
+    fly = "FLY" in kw
+    for i in range(len(pts) - 1):
+        a = (float(pts[i][0]), float(pts[i][1]))
+        b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
+        seg = math.dist(a, b)
+        if seg == 0.0:
+            continue
+        cost.length += seg
+        at_a = base.moved_to(a)
+        for f in ctx.features:
+            if not _sweep_penetrates(at_a, a, b, f.fp):
+                continue
+            c = _crossing_cost(ctx, f, kw)
+            if c is None:
+                cost.blocked.append((f.kind, f.id))
+            elif c > 0:
+                cost.climbs.append((f.id, c))
+        if not fly:
+            for e in enemies:
+                if _sweep_penetrates(at_a, a, b, e.fp):
+                    cost.blocked.append(("enemy model", e.id))
+    dz = abs(z_to - mover.z)
+    if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
+        cost.vertical = dz
+    # a model blocked twice by the same thing is reported once
+    cost.blocked = list(dict.fromkeys(cost.blocked))
+    return cost
+
+
+def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: bool) -> MoveCost:
+    """:func:`path_cost` for a path recorded as exact pieces (lines and arcs): the
+    pieces' exact length, each feature crossing once per piece, enemies blocking unless
+    the unit can FLY, the same vertical rule."""
+    kw = ctx.keywords(mover.unit)
+    cost = MoveCost()
+    pieces = move_pieces(mv)
+    bars: list[Barrier] = []
+    for f in ctx.features:
+        c = _crossing_cost(ctx, f, kw)
+        if c is None or c > 0:
+            bars.append(Barrier(f.fp, c, f"F:{f.id}"))
+    z_lo = min(mover.z, z_to) - TOL
+    z_hi = max(mover.z, z_to) + TOL
+    if "FLY" not in kw:
+        for mid, p in ctx.start.items():
+            if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi:
+                bars.append(Barrier(p.fp, None, f"M:{mid}"))
+    chk = measure_path(mover.fp, pieces, bars)
+    cost.length = chk.length
+    kinds = {f.id: f.kind for f in ctx.features}
+    for cid in chk.crossed:
+        fid = cid[2:]
+        cost.climbs.append((fid, next(b.cost for b in bars if b.id == cid) or 0.0))
+    for bid in chk.blocked:
+        if bid.startswith("M:"):
+            cost.blocked.append(("enemy model", bid[2:]))
+        else:
+            cost.blocked.append((kinds.get(bid[2:], "terrain"), bid[2:]))
+    dz = abs(z_to - mover.z)
+    if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
+        cost.vertical = dz
+    cost.blocked = list(dict.fromkeys(cost.blocked))
+    return cost
+
+
