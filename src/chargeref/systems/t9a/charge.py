@@ -42,6 +42,7 @@ from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .geom import first_contact_turn, gap, near, wrap_deg
+from .wheel import candidate_deltas
 from .world import Blocked, Obstacle, Step, World
 
 DELTA_GRID = np.arange(2.0, 90.0, 2.0)
@@ -256,9 +257,7 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None)
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
-    D = table.deltas_at(s)
-    if len(D) == 0:
-        return []
+    D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s)), table.deltas_at(s)]))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
 
