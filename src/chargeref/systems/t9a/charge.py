@@ -42,10 +42,17 @@ from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .geom import first_contact_turn, gap, near, wrap_deg
+from .ruleset import T9A_2X
 from .wheel import candidate_deltas
 from .world import Blocked, Obstacle, Step, World
 
-DELTA_GRID = np.arange(2.0, 90.0, 2.0)
+#: a forward move this little below zero counts as zero. A nearly zero wheel makes the
+#: split between the moves before and after it ill-conditioned (a lateral offset of
+#: 1e-15 divided by a wheel of 1e-6 radians), so float noise of 1e-9 is common there;
+#: the distance stays within this of the exact one, far inside the 1e-6 compared
+FEAS_TOL = 1e-7
+#: the largest wheel of a charge move (degrees; the ruleset's)
+MAX_WHEEL = T9A_2X.max_wheel
 #: how many candidate offsets of one score level are tried for the shortest approach
 LEVEL_TRIES = 16
 #: the charged unit is only turned when the charger is short of alignment by at least
@@ -208,8 +215,8 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
     Fx = fr.mid[0] + px * t[0] + py * n[0]
     Fy = fr.mid[1] + px * t[1] + py * n[1]
     theta = (fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0
-    ok = np.abs(theta) <= 90 + 1e-9
-    theta = np.clip(theta, -90.0, 90.0)
+    ok = np.abs(theta) <= MAX_WHEEL + 1e-9
+    theta = np.clip(theta, -MAX_WHEEL, MAX_WHEEL)
     r1 = np.radians(ch.facing + theta)
     f1x, f1y = np.cos(r1), np.sin(r1)
     l1x, l1y = -f1y, f1x
@@ -225,12 +232,75 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
     lat = f0[0] * Vy - f0[1] * Vx
     ok &= ~(par & (np.abs(lat) > 1e-9))
     raw1, raw2 = d1.copy(), d2.copy()
-    ok &= (d1 >= -1e-9) & (d2 >= -1e-9)
+    ok &= (d1 >= -FEAS_TOL) & (d2 >= -FEAS_TOL)
     d1 = np.maximum(d1, 0.0)
     d2 = np.maximum(d2, 0.0)
     dist = d1 + d2 + np.radians(np.abs(theta)) * w
     return {"S": S, "D": D, "theta": theta, "d1": d1, "d2": d2, "dist": dist, "xp": xp, "ok": ok,
             "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
+
+
+class _Solve1:
+    """``solve`` for one offset and one align angle without arrays (for the root
+    finders): raw d1, raw d2, the distance, whether the wheel is at most 90 degrees,
+    and whether it is zero."""
+
+    def __init__(self, ch: Block, fr: Facing) -> None:
+        self.w, self.L = ch.width, fr.length
+        self.mx, self.my = float(fr.mid[0]), float(fr.mid[1])
+        self.tx, self.ty, self.nx, self.ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
+        self.psi, self.facing = fr.psi, ch.facing
+        r0 = math.radians(ch.facing)
+        self.f0x, self.f0y = math.cos(r0), math.sin(r0)
+        self.F0x, self.F0y = float(ch.F[0]), float(ch.F[1])
+
+    def __call__(self, s: float, D: float) -> tuple[float, float, float, bool, bool]:
+        w, L = self.w, self.L
+        xp = min(s + w / 2, L / 2) if D > 0 else max(s - w / 2, -L / 2)
+        a = math.radians(-D)
+        c, sn = math.cos(a), math.sin(a)
+        vx = s - xp
+        px, py = xp + c * vx, sn * vx
+        Fx = self.mx + px * self.tx + py * self.nx
+        Fy = self.my + px * self.ty + py * self.ny
+        theta = (self.psi - D - self.facing + 180.0) % 360.0 - 180.0
+        thok = abs(theta) <= MAX_WHEEL + 1e-9
+        theta = max(-MAX_WHEEL, min(MAX_WHEEL, theta))
+        r1 = math.radians(self.facing + theta)
+        f1x, f1y = math.cos(r1), math.sin(r1)
+        f0x, f0y = self.f0x, self.f0y
+        sg = math.copysign(w / 2, theta) if theta != 0 else 0.0
+        # l = f turned left: (-f_y, f_x)
+        Vx = Fx - self.F0x - sg * (-f0y + f1y)
+        Vy = Fy - self.F0y - sg * (f0x - f1x)
+        det = f0x * f1y - f0y * f1x
+        if abs(det) < 1e-12:
+            return Vx * f0x + Vy * f0y, 0.0, math.inf, thok, True
+        d1 = (Vx * f1y - Vy * f1x) / det
+        d2 = (f0x * Vy - f0y * Vx) / det
+        return d1, d2, max(d1, 0.0) + max(d2, 0.0) + math.radians(abs(theta)) * w, thok, False
+
+
+def _row1(sv: _Solve1, D: float, a: float, b: float) -> tuple[float, float, bool]:
+    """``_row_bounds`` for one align angle and one piece, without arrays."""
+    a1, a2, _, thok, par_a = sv(a, D)
+    b1, b2, _, _, par_b = sv(b, D)
+    if not thok or par_a or par_b:
+        return a, b, False
+    lo, hi, ok = a, b, True
+    width = b - a
+    for ga, gb in ((a1, b1), (a2, b2)):
+        m = (gb - ga) / width if width > 1e-12 else 0.0
+        if abs(m) <= 1e-15:
+            if ga < -FEAS_TOL:
+                ok = False
+            continue
+        root = a - ga / m
+        if m > 0:
+            lo = max(lo, root)
+        else:
+            hi = min(hi, root)
+    return lo, hi, ok and hi >= lo - 1e-12
 
 
 def _iter_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> Iterator[Approach]:
@@ -257,7 +327,7 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None)
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
-    D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s)), table.deltas_at(s)]))
+    D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
 
@@ -269,12 +339,13 @@ def _deltas(ch: Block, fr: Facing) -> np.ndarray:
     align, no wheel at all, a wheel of exactly 90 degrees)."""
     base = wrap_deg(fr.psi - ch.facing)
     ds = {0.0}
-    if 0 < abs(base) < 90:
+    if 0 < abs(base) <= 90:
         ds.add(base)  # no wheel at all, only an align
-    for th in (90.0, -90.0):
+    for th in (MAX_WHEEL, -MAX_WHEEL):
         d = wrap_deg(base - th)
-        if 0 < abs(d) < 90:
+        if 0 < abs(d) <= 90:
             ds.add(d)  # a wheel of exactly 90 degrees, then the align
+    ds |= {90.0, -90.0}  # the largest align
     grid = np.arange(DELTA_STEP, 90.0, DELTA_STEP)
     ds |= {float(g) for g in grid} | {-float(g) for g in grid}
     return np.asarray(sorted(ds, key=abs), dtype=float)
@@ -323,25 +394,137 @@ def reach_table(ch: Block, fr: Facing) -> ReachTable:
     return tb
 
 
+def _pieces(ch: Block, fr: Facing, delta: float) -> list[tuple[float, float]]:
+    """The offset pieces of an align angle on which the contact point follows one
+    rule (the charger's corner, or the facing's end)."""
+    lo, hi = contact_range(ch, fr)
+    w, L = ch.width, fr.length
+    bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
+    if delta == 0:
+        return [(lo, hi)]
+    if delta > 0:
+        return [(lo, min(bpos, hi)), (max(bpos, lo), hi)]
+    return [(max(bneg, lo), hi), (lo, min(bneg, hi))]
+
+
 def _reach_table(ch: Block, fr: Facing) -> ReachTable:
     lo, hi = contact_range(ch, fr)
     if ch.round:
         return ReachTable(np.zeros(1), np.array([lo]), np.array([hi]))
-    w, L = ch.width, fr.length
     rows: list[tuple[float, float, float]] = []
-    bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
     for delta in _deltas(ch, fr):
-        if delta == 0:
-            rows.append((delta, lo, hi))
-        elif delta > 0:
-            rows += [(delta, lo, min(bpos, hi)), (delta, max(bpos, lo), hi)]
-        else:
-            rows += [(delta, max(bneg, lo), hi), (delta, lo, min(bneg, hi))]
+        rows += [(float(delta), a, b) for a, b in _pieces(ch, fr, float(delta))]
     R = np.asarray([r for r in rows if r[2] >= r[1] - 1e-12])
     D, a, b = R[:, 0], R[:, 1], np.maximum(R[:, 1], R[:, 2])
+    lo_s, hi_s, valid, par, thok = _row_bounds(ch, fr, D, a, b)
+    Ds, As, Bs = [D[valid]], [lo_s[valid]], [np.maximum(lo_s[valid], hi_s[valid])]
+    # no wheel at all (straight on, then the align): one offset per piece
+    for i in np.nonzero(par & thok)[0]:
+        for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
+            Ds.append(np.array([D[i]]))
+            As.append(np.array([s]))
+            Bs.append(np.array([s]))
+    # the sampled rows only bracket: the extreme reachable offsets and the shortest
+    # approaches at an end of a row's interval (d1 = 0 or d2 = 0) move smoothly with
+    # the align angle, so each bracketed optimum is refined by Brent's method
+    for d, x, y in _refined_rows(ch, fr, D, a, b, lo_s, hi_s, valid):
+        Ds.append(np.array([d]))
+        As.append(np.array([x]))
+        Bs.append(np.array([y]))
+    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
+
+
+#: Brent's method stops when the align angle is known to this (degrees); the distance
+#: is then within about 1e-10 of an inch of the optimum (it is smooth there)
+REFINE_XTOL = 1e-9
+
+
+def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.ndarray, lo_s: np.ndarray,
+                  hi_s: np.ndarray, valid: np.ndarray) -> list[tuple[float, float, float]]:
+    """Rows ``(delta, lo, hi)`` at the align angles that refine, between neighbouring
+    sampled rows of one piece: where a piece's interval closes (a root of
+    ``hi - lo``, by Brent's root finder), and the least and greatest reachable offset
+    and the shortest approach at either end of the interval (Brent's minimiser)."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    out: list[tuple[float, float, float]] = []
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i in range(len(D)):
+        if D[i] == 0:
+            continue
+        sg = 1 if D[i] > 0 else -1
+        piece = 0 if (a[i], b[i]) == _pieces(ch, fr, float(D[i]))[0] else 1
+        groups.setdefault((sg, piece), []).append(i)
+
+    sv = _Solve1(ch, fr)
+
+    def cost(d: float, x: float) -> float:
+        return sv(x, d)[2]
+
+    sampled = (lo_s, -hi_s, solve(ch, fr, lo_s, D)["dist"], solve(ch, fr, np.maximum(lo_s, hi_s), D)["dist"])
+
+    for idx in groups.values():
+        idx = sorted(idx, key=lambda i: D[i])
+        pa, pb = float(a[idx[0]]), float(b[idx[0]])
+
+        def row(d: float, pa: float = pa, pb: float = pb) -> tuple[float, float, bool]:
+            return _row1(sv, d, pa, pb)
+
+        ds = [float(D[i]) for i in idx]
+        ok = [bool(valid[i]) for i in idx]
+        # where the interval of a piece closes between a row that has one and a row
+        # that has none: a vertex of the reachable region
+        for j in range(len(idx) - 1):
+            if ok[j] == ok[j + 1]:
+                continue
+
+            def width(d: float, row=row) -> float:  # type: ignore[no-untyped-def]
+                x, y, _ = row(d)
+                return y - x
+
+            wa, wb = width(ds[j]), width(ds[j + 1])
+            if wa * wb < 0:
+                d = float(brentq(width, ds[j], ds[j + 1], xtol=1e-13))
+                x, y, _ = row(d)
+                if y >= x - 1e-9:
+                    out.append((d, x, max(x, y)))
+        objectives = (
+            lambda d, row=row: row(d)[0],
+            lambda d, row=row: -row(d)[1],
+            lambda d, row=row: cost(d, row(d)[0]),
+            lambda d, row=row: cost(d, row(d)[1]),
+        )
+        for fn, sam in zip(objectives, sampled, strict=True):
+            vals = [float(sam[i]) if ok[j] else math.inf for j, i in enumerate(idx)]
+            for j in range(len(idx)):
+                if not ok[j]:
+                    continue
+                left = vals[j - 1] if j > 0 else math.inf
+                right = vals[j + 1] if j + 1 < len(idx) else math.inf
+                if vals[j] > left or vals[j] > right or (vals[j] >= left - 1e-12 and vals[j] >= right - 1e-12):
+                    continue  # not a sampled local minimum (a plateau is its own optimum)
+                for nb in (j - 1, j + 1):
+                    if not 0 <= nb < len(idx) or not ok[nb]:
+                        continue
+                    lo_d, hi_d = sorted((ds[j], ds[nb]))
+                    res = minimize_scalar(fn, bounds=(lo_d, hi_d), method="bounded",
+                                          options={"xatol": REFINE_XTOL, "maxiter": 200})
+                    d = float(res.x)
+                    x, y, good = row(d)
+                    if good:
+                        out.append((d, x, max(x, y)))
+    return out
+
+
+def _row_bounds(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For align angles ``D`` and pieces ``[a, b]`` of the offset (on which the
+    contact-point rule does not change), the exact sub-interval ``[lo, hi]`` where
+    d1 >= 0 and d2 >= 0 (both are affine in the offset there), whether it exists,
+    whether the wheel is zero (``par``) and whether the wheel is at most 90 degrees."""
     ra = solve(ch, fr, a, D)
     rb = solve(ch, fr, b, D)
-    thok = np.abs((fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0) <= 90 + 1e-9
+    thok = np.abs((fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0) <= MAX_WHEEL + 1e-9
     lo_s = a.copy()
     hi_s = b.copy()
     valid = thok.copy()
@@ -352,7 +535,7 @@ def _reach_table(ch: Block, fr: Facing) -> ReachTable:
             m = np.where(width > 1e-12, (gb - ga) / np.where(width > 1e-12, width, 1.0), 0.0)
             root = np.where(np.abs(m) > 1e-15, a - ga / np.where(np.abs(m) > 1e-15, m, 1.0), a)
         flat = np.abs(m) <= 1e-15
-        valid &= ~(flat & (ga < -1e-9))
+        valid &= ~(flat & (ga < -FEAS_TOL))
         up = ~flat & (m > 0)
         dn = ~flat & (m < 0)
         lo_s = np.where(up, np.maximum(lo_s, root), lo_s)
@@ -360,14 +543,7 @@ def _reach_table(ch: Block, fr: Facing) -> ReachTable:
     par = ra["par"] | rb["par"]
     valid &= ~par
     valid &= hi_s >= lo_s - 1e-12
-    Ds, As, Bs = [D[valid]], [lo_s[valid]], [np.maximum(lo_s[valid], hi_s[valid])]
-    # no wheel at all (straight on, then the align): one offset per piece
-    for i in np.nonzero(par & thok)[0]:
-        for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
-            Ds.append(np.array([D[i]]))
-            As.append(np.array([s]))
-            Bs.append(np.array([s]))
-    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
+    return lo_s, hi_s, valid, par, thok
 
 
 def _straight_offsets(ch: Block, fr: Facing, a: float, b: float, delta: float) -> list[float]:
@@ -533,7 +709,7 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
 
 #: an approach whose steps miss the intended end by more than this is discarded
 #: (a nearly-zero wheel makes the 2x2 solve ill-conditioned)
-LAND_TOL = 1e-9
+LAND_TOL = 1e-7
 
 
 def lands(ch: Block, fr: Facing, ap: Approach, steps: list[Step]) -> bool:
@@ -727,7 +903,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         Ss = [tb.A, tb.B]
         Ds = [tb.D, tb.D]
         for s in co:
-            dd = tb.deltas_at(float(s))
+            dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL)), tb.deltas_at(float(s))]))
             Ss.append(np.full(len(dd), s))
             Ds.append(dd)
         cands = _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))

@@ -66,7 +66,7 @@ def contact_offset(s: float, sign: int, width: float, length: float) -> float:
     return max(s - width / 2, -length / 2)
 
 
-def candidate_deltas(ch: Block, fr: Facing, s: float) -> list[float]:
+def candidate_deltas(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -> list[float]:
     """The align angles (degrees) at which an approach to offset ``s`` can be
     shortest: the ends of each feasible piece (see the module docstring)."""
     w, L = ch.width, fr.length
@@ -78,7 +78,7 @@ def candidate_deltas(ch: Block, fr: Facing, s: float) -> list[float]:
     out: set[float] = {0.0}
 
     def keep(theta_deg: float, sign: int) -> None:
-        if abs(theta_deg) > 90.0 + ANGLE_EPS:
+        if abs(theta_deg) > max_wheel + ANGLE_EPS:
             return
         d = wrap_deg(th0 - theta_deg)
         if 0.0 < sign * d <= 90.0:
@@ -91,8 +91,8 @@ def candidate_deltas(ch: Block, fr: Facing, s: float) -> list[float]:
         k = s - xp
         keep(0.0, sign)
         keep(wrap_deg(th0 - sign * 90.0), sign)  # the largest align (its limit)
-        keep(90.0, sign)
-        keep(-90.0, sign)
+        keep(max_wheel, sign)  # the largest wheel
+        keep(-max_wheel, sign)
         for sg in (1, -1):
             h = sg * w / 2
             roots = _trig_roots(xx, h - xy, -k * math.sin(beta) - h)  # d1 = 0
