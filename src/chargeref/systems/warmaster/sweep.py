@@ -43,10 +43,24 @@ def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d:
     return hull(np.concatenate([rect(c0, f0, w, d), rect(c1, f1, w, d)]))
 
 
-def sweep_blocked(P: Poly, obstacles: Sequence[Poly]) -> bool:
+def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:
     """Whether a swept area overlaps any obstacle by more than TOL (touching is
-    allowed)."""
-    return any(bbox_gap(P, Ob) <= 0.0 and overlaps(P, Ob) for Ob in obstacles)
+    allowed). ``boxes`` (from ``boxes_of``) skips the obstacles whose bounding box is
+    apart from the area's."""
+    if boxes is None:
+        return any(bbox_gap(P, Ob) <= 0.0 and overlaps(P, Ob) for Ob in obstacles)
+    if not len(obstacles):
+        return False
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
+    return any(overlaps(P, obstacles[i]) for i in near)
+
+
+def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
+    """The bounding boxes ``(xmin, ymin, xmax, ymax)`` of the obstacles."""
+    if not len(obstacles):
+        return np.zeros((0, 4))
+    return np.array([np.concatenate([Ob.min(axis=0), Ob.max(axis=0)]) for Ob in obstacles])
 
 
 def route_legs_clear(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
@@ -85,10 +99,27 @@ def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: fl
     return best
 
 
+_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray]] = {}
+
+
 def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
     """``Ob + R(facing)``: where the centre of a stand with that facing may not be."""
-    R = rect(np.zeros(2), facing, w, d)
-    return hull((np.asarray(Ob, dtype=float)[:, None, :] + R[None, :, :]).reshape(-1, 2))
+    return _sum_and_nodes(Ob, facing, w, d)[0]
+
+
+def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray]:
+    """The Minkowski sum and its pushed-out vertices (cached: a charge asks for the
+    same obstacles again and again)."""
+    Ob = np.asarray(Ob, dtype=float)
+    key = (Ob.tobytes(), float(facing), float(w), float(d))
+    hit = _SUMS.get(key)
+    if hit is None:
+        if len(_SUMS) > 4096:
+            _SUMS.clear()
+        R = rect(np.zeros(2), facing, w, d)
+        M = hull((Ob[:, None, :] + R[None, :, :]).reshape(-1, 2))
+        hit = _SUMS[key] = (M, _nodes(M) if len(M) >= 3 else np.zeros((0, 2)))
+    return hit
 
 
 def _nodes(M: Poly) -> np.ndarray:
@@ -114,13 +145,14 @@ def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: fl
     s = np.asarray(start, dtype=float)
     g = np.asarray(goal, dtype=float)
     obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
-    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs):
+    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes_of(obs)):
         return [s, g], corner_cost(s, f0, g, f1, w, d)
     if float(np.linalg.norm(g - s)) > cap + TOL:
         return None
     best: tuple[list[np.ndarray], float] | None = None
     for mode in ("first", "last"):
-        found = _search(s, f0, g, f1, w, d, obs, cap, mode)
+        # the second search need not look past the first one's cost
+        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode)
         if found is not None and (best is None or found[1] < best[1]):
             best = found
     return best
@@ -137,9 +169,9 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
             <= cap + 2 * span + 4 * float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1))) + TOL]
     if not near:
         return None
-    sums = [minkowski(Ob, phi, w, d) for Ob in near]
-    packed = Packed([M for M in sums if len(M) >= 3])
-    nodes = np.concatenate([_nodes(M) for M in sums if len(M) >= 3], axis=0)
+    sn = [_sum_and_nodes(Ob, phi, w, d) for Ob in near]
+    packed = Packed([M for M, _ in sn if len(M) >= 3])
+    nodes = np.concatenate([nd for M, nd in sn if len(M) >= 3], axis=0)
     keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
     nodes = nodes[keep]
     if len(nodes):
@@ -148,6 +180,7 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
         nodes = nodes[~inside]
     pts = np.concatenate([s[None], nodes, g[None]], axis=0)
     n = len(pts)
+    boxes = boxes_of(obs)
     goal_i = n - 1
 
     def visible(u: int, js: np.ndarray) -> np.ndarray:
@@ -157,7 +190,7 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
             if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
                 plain[k] = False
                 fa, fb = (f0, f1)
-                out[k] = not sweep_blocked(leg_sweep(pts[u], fa, pts[j], fb, w, d), obs)
+                out[k] = not sweep_blocked(leg_sweep(pts[u], fa, pts[j], fb, w, d), obs, boxes)
         idx = np.nonzero(plain)[0]
         if len(idx):
             P0 = np.repeat(pts[u][None], len(idx), axis=0)
