@@ -110,3 +110,16 @@ def test_rulings_name_the_ruleset() -> None:
     s = scen([unit("T", 2, (24, 10), 90, 5, 10), unit("A", 1, (24, 20), 270, 5, 10)], board=(48, 48))
     r = SYSTEM.charge(s, ChargeRequest("A", ("T",), roll=7))
     assert r.details["ruleset"] == "T9A 2.x"
+
+
+@pytest.mark.parametrize("want", [30.0, -47.5, 0.25, 120.0])
+def test_failed_charge_wheel_to_face_is_the_closed_form(want: float) -> None:
+    # put the point on the centre line the unit would have after wheeling ``want``
+    from chargeref.systems.t9a.moves import heading_error, wheel_to_face
+
+    ch, _ = blocks(0.0, 80.0, 80.0, 10.0)
+    after = ch.wheeled(want)
+    T = after.centre + 9.0 * after.f
+    got = wheel_to_face(ch, T)
+    assert got == pytest.approx(want, abs=1e-9)
+    assert heading_error(ch.wheeled(got), T) == pytest.approx(0.0, abs=1e-9)
