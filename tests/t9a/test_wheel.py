@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from chargeref.systems import ChargeRequest
 from chargeref.systems.t9a import charge as C
 from chargeref.systems.t9a.ruleset import T9A_2X
-from chargeref.systems.t9a.wheel import approach_distance, candidate_deltas
+from chargeref.systems.t9a.wheel import MAX_ALIGN, approach_distance, candidate_deltas
 from chargeref.systems.t9a.world import World
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
@@ -31,7 +31,7 @@ def oracle(ch, fr, s: float, n: int = 4001) -> float:
     """The least distance over a dense sample of align angles, from the independent
     closed form (a test may sample: it only checks that no sample beats the answer)."""
     best = math.inf
-    for d in np.linspace(-90, 90, n):
+    for d in np.linspace(-MAX_ALIGN, MAX_ALIGN, n):
         if d == 0:
             continue
         r = approach_distance(ch, fr, s, float(d))

@@ -43,7 +43,7 @@ from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .geom import first_contact_turn, gap, near, wrap_deg
 from .ruleset import T9A_2X
-from .wheel import candidate_deltas
+from .wheel import MAX_ALIGN, candidate_deltas
 from .world import Blocked, Obstacle, Step, World
 
 #: a forward move this little below zero counts as zero. A nearly zero wheel makes the
@@ -340,12 +340,12 @@ def _deltas(ch: Block, fr: Facing) -> np.ndarray:
     base = wrap_deg(fr.psi - ch.facing)
     ds = {0.0}
     if 0 < abs(base) <= 90:
-        ds.add(base)  # no wheel at all, only an align
+        ds.add(max(-MAX_ALIGN, min(MAX_ALIGN, base)))  # no wheel at all, only an align
     for th in (MAX_WHEEL, -MAX_WHEEL):
         d = wrap_deg(base - th)
         if 0 < abs(d) <= 90:
-            ds.add(d)  # a wheel of exactly 90 degrees, then the align
-    ds |= {90.0, -90.0}  # the largest align
+            ds.add(max(-MAX_ALIGN, min(MAX_ALIGN, d)))  # a wheel of exactly 90 degrees, then the align
+    ds |= {MAX_ALIGN, -MAX_ALIGN}  # the largest align
     grid = np.arange(DELTA_STEP, 90.0, DELTA_STEP)
     ds |= {float(g) for g in grid} | {-float(g) for g in grid}
     return np.asarray(sorted(ds, key=abs), dtype=float)

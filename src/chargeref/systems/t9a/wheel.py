@@ -42,6 +42,10 @@ from .geom import wrap_deg
 
 #: a wheel or an align angle this close to a bound counts as on it (degrees)
 ANGLE_EPS = 1e-9
+#: an align turn stays under 90 degrees (a charger arriving exactly side-on only slides
+#: along the facing); where the shortest approach is the limit of ever larger aligns,
+#: the align 1e-6 degree short of 90 stands for it (its distance differs by ~1e-8)
+MAX_ALIGN = 90.0 - 1e-6
 
 
 def _trig_roots(a: float, b: float, c: float) -> list[float]:
@@ -82,7 +86,7 @@ def candidate_deltas(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -
             return
         d = wrap_deg(th0 - theta_deg)
         if 0.0 < sign * d <= 90.0:
-            out.add(d)
+            out.add(max(-MAX_ALIGN, min(MAX_ALIGN, d)))
 
     for sign in (1, -1):
         xp = contact_offset(s, sign, w, L)
