@@ -435,8 +435,10 @@ def _reach_table(ch: Block, fr: Facing) -> ReachTable:
 
 
 #: Brent's method stops when the align angle is known to this (degrees); the distance
-#: is then within about 1e-10 of an inch of the optimum (it is smooth there)
-REFINE_XTOL = 1e-9
+#: is then within about 1e-8 of an inch of the optimum (far closer where it is smooth)
+REFINE_XTOL = 1e-7
+#: see ``_refined_rows`` (a fraction of the charger's width)
+REFINE_MARGIN = 0.05
 
 
 def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.ndarray, lo_s: np.ndarray,
@@ -462,6 +464,14 @@ def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.nda
         return sv(x, d)[2]
 
     sampled = (lo_s, -hi_s, solve(ch, fr, lo_s, D)["dist"], solve(ch, fr, np.maximum(lo_s, hi_s), D)["dist"])
+    # a shortest approach is only refined where its sampled distance is near the best
+    # sampled one: sampling every DELTA_STEP degrees is off by at most the outer
+    # corner's arc over that step (width x 0.0087), far inside this margin
+    costs = np.where(valid, np.minimum(sampled[2], sampled[3]), np.inf)
+    near_best = (float(np.min(costs)) if len(costs) else math.inf) + REFINE_MARGIN * ch.width
+    # likewise the reachable offsets' outer ends: near the least / greatest sampled one
+    ends = (np.where(valid, lo_s, np.inf), np.where(valid, -hi_s, np.inf))
+    near_end = [(float(np.min(e)) if len(e) else math.inf) + REFINE_MARGIN * ch.width for e in ends]
 
     for idx in groups.values():
         idx = sorted(idx, key=lambda i: D[i])
@@ -494,8 +504,9 @@ def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.nda
             lambda d, row=row: cost(d, row(d)[0]),
             lambda d, row=row: cost(d, row(d)[1]),
         )
-        for fn, sam in zip(objectives, sampled, strict=True):
+        for k, (fn, sam) in enumerate(zip(objectives, sampled, strict=True)):
             vals = [float(sam[i]) if ok[j] else math.inf for j, i in enumerate(idx)]
+            minima = []
             for j in range(len(idx)):
                 if not ok[j]:
                     continue
@@ -503,6 +514,11 @@ def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.nda
                 right = vals[j + 1] if j + 1 < len(idx) else math.inf
                 if vals[j] > left or vals[j] > right or (vals[j] >= left - 1e-12 and vals[j] >= right - 1e-12):
                     continue  # not a sampled local minimum (a plateau is its own optimum)
+                if vals[j] <= (near_end[k] if k < 2 else near_best):
+                    minima.append(j)
+            # only the best sampled minimum of each piece is refined (the rest stay as
+            # sampled: alternatives for when the best is blocked)
+            for j in sorted(minima, key=lambda j: vals[j])[:1]:
                 for nb in (j - 1, j + 1):
                     if not 0 <= nb < len(idx) or not ok[nb]:
                         continue

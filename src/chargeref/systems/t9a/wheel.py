@@ -75,9 +75,12 @@ def candidate_deltas(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -
     shortest: the ends of each feasible piece (see the module docstring)."""
     w, L = ch.width, fr.length
     th0 = wrap_deg(fr.psi - ch.facing)
-    f0, l0 = ch.f, ch.l
+    r0 = math.radians(ch.facing)
+    f0x, f0y = math.cos(r0), math.sin(r0)  # forward; left is (-f0y, f0x)
     F0 = ch.F
-    alpha = math.atan2(float(fr.t @ l0), float(fr.t @ f0))
+    mx, my = float(fr.mid[0]) - float(F0[0]), float(fr.mid[1]) - float(F0[1])
+    tx, ty = float(fr.t[0]), float(fr.t[1])
+    alpha = math.atan2(-f0y * tx + f0x * ty, f0x * tx + f0y * ty)
     beta = alpha - math.radians(th0)
     out: set[float] = {0.0}
 
@@ -90,8 +93,8 @@ def candidate_deltas(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -
 
     for sign in (1, -1):
         xp = contact_offset(s, sign, w, L)
-        Xl = fr.pt(xp) - F0
-        xx, xy = float(Xl @ f0), float(Xl @ l0)
+        Xx, Xy = mx + xp * tx, my + xp * ty
+        xx, xy = Xx * f0x + Xy * f0y, -Xx * f0y + Xy * f0x
         k = s - xp
         keep(0.0, sign)
         keep(wrap_deg(th0 - sign * 90.0), sign)  # the largest align (its limit)
