@@ -123,3 +123,26 @@ def test_failed_charge_wheel_to_face_is_the_closed_form(want: float) -> None:
     got = wheel_to_face(ch, T)
     assert got == pytest.approx(want, abs=1e-9)
     assert heading_error(ch.wheeled(got), T) == pytest.approx(0.0, abs=1e-9)
+
+
+@SETTINGS
+@given(st.floats(4.2, 15.0), st.floats(-0.7, 0.7), st.floats(0, 360), st.booleans())
+@example(11.0, 0.0, 0.0, False)
+@example(11.001, 0.3, 37.5, True)
+def test_head_on_needed_is_the_gap_and_the_roll_its_ceiling(gap: float, lateral: float, rot: float,
+                                                            mirror: bool) -> None:
+    # fronts parallel, the charger's front wholly opposite the target's: every approach
+    # moves the contact point at least the gap, and straight ahead does it in exactly
+    # that, on a turned (and mirrored) table alike
+    def place(x: float, y: float, f: float) -> tuple[float, float, float]:
+        if mirror:
+            x, f = -x, 180 - f
+        r = math.radians(rot)
+        return 60 + x * math.cos(r) - y * math.sin(r), 60 + x * math.sin(r) + y * math.cos(r), (f + rot) % 360
+
+    tx, ty, tf = place(0.0, 0.0, 90.0)
+    cx, cy, cf = place(lateral, gap, 270.0)
+    s = scen([unit("T", 2, (tx, ty), tf, 5, 10), unit("A", 1, (cx, cy), cf, 3, 6)], board=(120, 120))
+    n = SYSTEM.needed(s, ChargeRequest("A", ("T",)))
+    assert n.distance == pytest.approx(gap, abs=1e-6)
+    assert n.roll == max(2, math.ceil(round(gap - 4.0, 9)))
