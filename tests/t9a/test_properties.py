@@ -9,7 +9,7 @@ import os
 
 import pytest
 from build import SYSTEM, scen, unit
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from chargeref.systems import ChargeRequest
@@ -80,6 +80,9 @@ MIRROR = {"left": "right", "right": "left", "front": "front", "rear": "rear", No
 
 @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(placements(), st.floats(0, 360))
+# a charger all but head-on (its wheel would be 6e-5 degrees): the offset that puts 8
+# models in contact is reached with a vanishing align, whichever way the table turns
+@example(p=(3, 3, 5, 5, 0.0, 3.0, 0.0, 179.99993896484375, (1, 1), False), rot=2.0)
 def test_turning_and_mirroring_the_table_keeps_the_verdict(p, rot):
     s0 = build(p)
     assume(legal(s0))

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from wm_helpers import SYSTEM, charge, codes, example, infantry_line, moved, scen, stands
 
@@ -158,7 +160,10 @@ def test_inches_are_supported() -> None:
 def test_needed_has_no_roll() -> None:
     s = example("diagram_34_2.yaml")
     n = SYSTEM.needed(s, ChargeRequest("C", ("E",)))
-    assert n.roll is None and n.distance == pytest.approx(17.009, abs=1e-3)
+    # the 2 cm wide cavalry stand passes the rock's corner (55.5, 44) as its rectangle:
+    # its centre goes straight to (56.5, 42) (the corner plus half its width and depth),
+    # then 5 cm straight on; no turn, so the cost is the centre's path
+    assert n.roll is None and n.distance == pytest.approx(math.hypot(0.5, 12.0) + 5.0, abs=1e-6)
     assert SYSTEM.needed(example("diagram_34_3.yaml"), ChargeRequest("C", ("T",))).distance is None
 
 

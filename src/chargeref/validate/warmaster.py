@@ -37,6 +37,7 @@ class _St:
                  d: float, char: bool) -> None:
         self.sid, self.unit, self.player, self.kind = sid, unit, player, kind
         self.c, self.facing, self.w, self.d, self.char = c, facing, w, d, char
+        self.round_r: float | None = None
 
     def poly(self, c: np.ndarray | None = None, facing: float | None = None) -> np.ndarray:
         cc = self.c if c is None else c
@@ -79,6 +80,18 @@ def _cost(path: list[np.ndarray], st: _St, f0: float, f1: float) -> float:
     legs = [float(np.linalg.norm(path[i + 1] - path[i])) for i in range(len(path) - 1)]
     return min(chord(path[0], f0, path[1], f1) + sum(legs[1:]),
                sum(legs[:-1]) + chord(path[-2], f0, path[-1], f1))
+
+
+def _mode_costs(path: list[np.ndarray], st: _St, f0: float, f1: float) -> dict[str, float]:
+    """The move cost of a path when the stand turns on its first leg or on its last."""
+    def chord(a: np.ndarray, fa: float, b: np.ndarray, fb: float) -> float:
+        return float(np.max(np.linalg.norm(st.poly(b, fb) - st.poly(a, fa), axis=1)))
+
+    if len(path) == 2:
+        return {"first": chord(path[0], f0, path[1], f1)}
+    legs = [float(np.linalg.norm(path[i + 1] - path[i])) for i in range(len(path) - 1)]
+    return {"first": chord(path[0], f0, path[1], f1) + sum(legs[1:]),
+            "last": sum(legs[:-1]) + chord(path[-2], f0, path[-1], f1)}
 
 
 def _front(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -125,6 +138,8 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             sid = s.id or f"{u.id}.{i}"
             stands[sid] = _St(sid, u.id, int(u.player), u.type, np.array(s.at, dtype=float), float(s.facing),
                               W / mm, D / mm, u.type == "character")
+            if u.base is not None and u.base.round is not None:
+                stands[sid].round_r = W / mm / 2
     charger = ruling.charger
     if charger not in units:
         return [Violation("unknown_unit", f"the charger {charger!r} is not in the scenario")]
@@ -254,13 +269,35 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
                     bars.append(bar)
         return obst, bars
 
-    def leg_problem(st: _St, a: np.ndarray, b: np.ndarray, obst: list[np.ndarray],
+    def leg_problem(st: _St, a: np.ndarray, fa: float, b: np.ndarray, fb: float, obst: list[np.ndarray],
                     bars: list[shapely.Geometry]) -> str | None:
-        leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
-        if any(float(shapely.distance(leg, _shp(OP))) < st.r - TOL for OP in obst):
+        """A stand moves as its rectangle: on a leg every point travels a straight
+        chord, so it sweeps (at most) the hull of its two end copies. A round stand
+        is its disc travelling with the centre."""
+        if st.round_r is not None:
+            leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
+            if any(float(shapely.distance(leg, _shp(OP))) < st.round_r - TOL for OP in obst):
+                return "path_blocked"
+            if any(float(shapely.distance(leg, bar)) < st.round_r - TOL for bar in bars):
+                return "narrow_gap"
+            return None
+        hull = shapely.MultiPoint(np.concatenate([st.poly(a, fa), st.poly(b, fb)])).convex_hull
+        H = np.asarray(shapely.geometry.polygon.orient(hull, 1.0).exterior.coords)[:-1]  # counter-clockwise
+        if any(_pen(H, OP) < -TOL for OP in obst):
             return "path_blocked"
-        if any(float(shapely.distance(leg, bar)) < st.r - TOL for bar in bars):
+        if any(_pen(H, np.asarray(bar.coords)) < -TOL for bar in bars):
             return "narrow_gap"
+        return None
+
+    def route_problem(st: _St, path: list[np.ndarray], f0: float, f1: float, obst: list[np.ndarray],
+                      bars: list[shapely.Geometry], mode: str) -> str | None:
+        n = len(path) - 1
+        for i in range(n):
+            turning = (mode == "first" and i == 0) or (mode == "last" and i == n - 1)
+            fa, fb = (f0, f1) if turning else ((f1, f1) if mode == "first" else (f0, f0))
+            why = leg_problem(st, path[i], fa, path[i + 1], fb, obst, bars)
+            if why:
+                return why
         return None
 
     for k, m in enumerate(ruling.moves):
@@ -268,24 +305,26 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         path = [np.array(p, dtype=float) for p in (m.path or [m.from_, m.to])]
         if float(np.linalg.norm(path[0] - st.c)) > TOL or float(np.linalg.norm(path[-1] - final[m.id][0])) > TOL:
             V.append(Violation("path_ends", f"the path of {m.id} does not join its start and end", (m.id,)))
-        cost = _cost(path, st, st.facing, final[m.id][1])
+        obst, bars = obstacles(st, k, fpoly[m.id])
+        # the stand turns on the first leg or on the last: the cheaper of the clear ones
+        costs = _mode_costs(path, st, st.facing, final[m.id][1])
+        why_by_mode = {md: route_problem(st, path, st.facing, final[m.id][1], obst, bars, md) for md in costs}
+        clear = [c for md, c in costs.items() if why_by_mode[md] is None]
+        if not clear:
+            why = next(iter(why_by_mode.values()))
+            if why == "narrow_gap":
+                V.append(Violation("narrow_gap", f"{m.id} passes a gap next to an enemy no wider than its frontage",
+                                   (m.id,)))
+            else:
+                V.append(Violation("path_blocked", f"{m.id} passes through something on its way", (m.id,)))
+            continue
+        cost = min(clear)
         if cost > move + TOL:
             V.append(Violation("too_far", f"{m.id} travels {cost:.6f} (furthest point) but may move {move:g}",
                                (m.id,), {"cost": cost, "move": move}))
         if abs(cost - m.distance) > 1e-6:
             V.append(Violation("distance_mismatch", f"{m.id} reports {m.distance} but its path costs {cost:.9f}",
                                (m.id,)))
-        obst, bars = obstacles(st, k, fpoly[m.id])
-        for a, b in zip(path[:-1], path[1:], strict=True):
-            why = leg_problem(st, a, b, obst, bars)
-            if why == "path_blocked":
-                V.append(Violation("path_blocked", f"{m.id} passes through something on its way", (m.id,),
-                                   {"leg": [list(a), list(b)]}))
-                break
-            if why == "narrow_gap":
-                V.append(Violation("narrow_gap", f"{m.id} passes a gap next to an enemy no wider than its frontage",
-                                   (m.id,)))
-                break
 
     # ---- engaged: exactly the enemy units touched
     touched = []
@@ -363,7 +402,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
                 # against the ruling if a straight, clear move within the move gets there
                 ob, br = obstacles(fst, order.index(first), cP)
                 blocked = _cost([fst.c, cc], fst, fst.facing, f_fac) > move + TOL or \
-                    leg_problem(fst, fst.c, cc, ob, br) is not None
+                    leg_problem(fst, fst.c, fst.facing, cc, f_fac, ob, br) is not None
             if not blocked:
                 complaints.append(Violation("not_centre_to_centre",
                                             f"{first} is {abs(off):.4f} off centre on {tst.sid} but could be closer",
@@ -416,10 +455,9 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
                 continue
             if _cost([st.c, c], st, st.facing, f_fac) > move + TOL:
                 continue
-            leg = shapely.LineString([st.c, c])
             sp = st.poly()
-            if any(float(shapely.distance(leg, _shp(Q))) < st.r - TOL for Q in obst2
-                   if not any(np.allclose(Q, fpoly[y]) and _pen(Q, sp) < -TOL for y in placed_before)):
+            obst3 = [Q for Q in obst2 if not any(np.allclose(Q, fpoly[y]) and _pen(Q, sp) < -TOL for y in placed_before)]
+            if leg_problem(st, st.c, st.facing, c, f_fac, obst3, []) is not None:
                 continue
             V.append(Violation("not_in_line", f"{sid} fell back although it could have joined the line beside {x}",
                                (sid,), {"at": list(c)}))

@@ -15,9 +15,10 @@ How it gets there (an *approach*):
   that wheeled exactly onto the facing's heading.
 
 Given ``s`` and ``delta`` everything else is fixed: the pre-align pose is the end pose
-turned back about the contact point, and ``d1``/``d2`` solve a 2x2 linear system.
-Align angles are searched on a 2-degree grid plus the exact special values (no align,
-no wheel, a wheel of exactly 90 degrees).
+turned back about the contact point, and ``d1``/``d2`` solve a 2x2 linear system
+(``reach.solve``). No grid decides a distance: for a fixed offset the candidate align
+angles are closed forms (``wheel.candidate_deltas``); across offsets the reach table's
+optima are refined by Brent's method (``reach``).
 
 The distance an approach uses is ``d1 + d2`` plus the arc the outer front corner
 travels while wheeling (``|theta| x width``); the align move is free.
@@ -42,9 +43,20 @@ from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .geom import first_contact_turn, gap, near, wrap_deg
+from .reach import (  # noqa: F401  (re-exported for callers of charge)
+    _REACH_CACHE,
+    DELTA_STEP,
+    FEAS_TOL,
+    MAX_WHEEL,
+    ReachTable,
+    _straight_offsets,
+    contact_range,
+    reach_table,
+    solve,
+)
+from .wheel import candidate_deltas
 from .world import Blocked, Obstacle, Step, World
 
-DELTA_GRID = np.arange(2.0, 90.0, 2.0)
 #: how many candidate offsets of one score level are tried for the shortest approach
 LEVEL_TRIES = 16
 #: the charged unit is only turned when the charger is short of alignment by at least
@@ -160,12 +172,6 @@ def charger_edges(ch: Block) -> list[float]:
     return [w / 2 - i * ch.bw for i in range(ch.files + 1)]
 
 
-def contact_range(ch: Block, fr: Facing) -> tuple[float, float]:
-    if ch.round:
-        return -fr.length / 2, fr.length / 2
-    return -fr.length / 2 - ch.width / 2, fr.length / 2 + ch.width / 2
-
-
 def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple[frozenset[int], frozenset[str]]:
     if ch.round:
         lo, hi = s - ch.radius, s + ch.radius
@@ -185,51 +191,6 @@ def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple
 
 
 # ----------------------------------------------------------------------------- approaches
-
-
-def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
-    """Vectorised approach solve for arrays of offsets ``S`` and align angles ``D``
-    (degrees): the wheel, d1, d2, the distance, the contact point's offset, and
-    whether the approach exists (|wheel| <= 90, d1 >= 0, d2 >= 0). ``raw_d1`` and
-    ``raw_d2`` are the values before those checks."""
-    S = np.asarray(S, dtype=float)
-    D = np.asarray(D, dtype=float)
-    w, L = ch.width, fr.length
-    t, n = fr.t, fr.n
-    # the contact point's offset along the facing (used when D != 0)
-    xp = np.where(D > 0, np.minimum(S + w / 2, L / 2), np.maximum(S - w / 2, -L / 2))
-    # the pre-align front midpoint: the end pose turned back about the contact point
-    a = np.radians(-D)
-    c, sn = np.cos(a), np.sin(a)
-    vx = S - xp
-    px = xp + c * vx
-    py = sn * vx
-    Fx = fr.mid[0] + px * t[0] + py * n[0]
-    Fy = fr.mid[1] + px * t[1] + py * n[1]
-    theta = (fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0
-    ok = np.abs(theta) <= 90 + 1e-9
-    theta = np.clip(theta, -90.0, 90.0)
-    r1 = np.radians(ch.facing + theta)
-    f1x, f1y = np.cos(r1), np.sin(r1)
-    l1x, l1y = -f1y, f1x
-    f0, l0 = ch.f, ch.l
-    sg = np.sign(theta) * (w / 2)
-    Vx = Fx - ch.F[0] - sg * (l0[0] - l1x)
-    Vy = Fy - ch.F[1] - sg * (l0[1] - l1y)
-    det = f0[0] * f1y - f0[1] * f1x
-    par = np.abs(det) < 1e-12
-    safe = np.where(par, 1.0, det)
-    d1 = np.where(par, Vx * f0[0] + Vy * f0[1], (Vx * f1y - Vy * f1x) / safe)
-    d2 = np.where(par, 0.0, (f0[0] * Vy - f0[1] * Vx) / safe)
-    lat = f0[0] * Vy - f0[1] * Vx
-    ok &= ~(par & (np.abs(lat) > 1e-9))
-    raw1, raw2 = d1.copy(), d2.copy()
-    ok &= (d1 >= -1e-9) & (d2 >= -1e-9)
-    d1 = np.maximum(d1, 0.0)
-    d2 = np.maximum(d2, 0.0)
-    dist = d1 + d2 + np.radians(np.abs(theta)) * w
-    return {"S": S, "D": D, "theta": theta, "d1": d1, "d2": d2, "dist": dist, "xp": xp, "ok": ok,
-            "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
 
 
 def _iter_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> Iterator[Approach]:
@@ -256,136 +217,8 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None)
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
-    D = table.deltas_at(s)
-    if len(D) == 0:
-        return []
+    D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
-
-
-DELTA_STEP = 0.5
-
-
-def _deltas(ch: Block, fr: Facing) -> np.ndarray:
-    """Align angles tried: every half degree, plus the exact special values (no
-    align, no wheel at all, a wheel of exactly 90 degrees)."""
-    base = wrap_deg(fr.psi - ch.facing)
-    ds = {0.0}
-    if 0 < abs(base) < 90:
-        ds.add(base)  # no wheel at all, only an align
-    for th in (90.0, -90.0):
-        d = wrap_deg(base - th)
-        if 0 < abs(d) < 90:
-            ds.add(d)  # a wheel of exactly 90 degrees, then the align
-    grid = np.arange(DELTA_STEP, 90.0, DELTA_STEP)
-    ds |= {float(g) for g in grid} | {-float(g) for g in grid}
-    return np.asarray(sorted(ds, key=abs), dtype=float)
-
-
-@dataclass
-class ReachTable:
-    """For each align angle (and each piece of the contact-point rule), the exact
-    interval of end offsets an approach reaches (obstacles not considered)."""
-
-    D: np.ndarray
-    A: np.ndarray
-    B: np.ndarray
-
-    def union(self) -> list[tuple[float, float]]:
-        iv = sorted(zip(self.A.tolist(), self.B.tolist(), strict=True))
-        out: list[tuple[float, float]] = []
-        for a, b in iv:
-            if out and a <= out[-1][1] + 1e-9:
-                out[-1] = (out[-1][0], max(out[-1][1], b))
-            else:
-                out.append((a, b))
-        return out
-
-    def deltas_at(self, s: float) -> np.ndarray:
-        m = (self.A - 1e-9 <= s) & (s <= self.B + 1e-9)
-        return np.unique(self.D[m])
-
-    def contains(self, s: float) -> bool:
-        return bool(np.any((self.A - 1e-9 <= s) & (s <= self.B + 1e-9)))
-
-
-_REACH_CACHE: dict[tuple[float, ...], ReachTable] = {}
-
-
-def reach_table(ch: Block, fr: Facing) -> ReachTable:
-    """The reach table of a charger against a facing (cached: it depends only on the
-    charger's pose and width and on the facing)."""
-    key = (ch.front[0], ch.front[1], ch.facing, ch.width, float(ch.round), float(fr.mid[0]), float(fr.mid[1]),
-           float(fr.n[0]), float(fr.n[1]), fr.length)
-    tb = _REACH_CACHE.get(key)
-    if tb is None:
-        if len(_REACH_CACHE) > 256:
-            _REACH_CACHE.clear()
-        tb = _REACH_CACHE[key] = _reach_table(ch, fr)
-    return tb
-
-
-def _reach_table(ch: Block, fr: Facing) -> ReachTable:
-    lo, hi = contact_range(ch, fr)
-    if ch.round:
-        return ReachTable(np.zeros(1), np.array([lo]), np.array([hi]))
-    w, L = ch.width, fr.length
-    rows: list[tuple[float, float, float]] = []
-    bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
-    for delta in _deltas(ch, fr):
-        if delta == 0:
-            rows.append((delta, lo, hi))
-        elif delta > 0:
-            rows += [(delta, lo, min(bpos, hi)), (delta, max(bpos, lo), hi)]
-        else:
-            rows += [(delta, max(bneg, lo), hi), (delta, lo, min(bneg, hi))]
-    R = np.asarray([r for r in rows if r[2] >= r[1] - 1e-12])
-    D, a, b = R[:, 0], R[:, 1], np.maximum(R[:, 1], R[:, 2])
-    ra = solve(ch, fr, a, D)
-    rb = solve(ch, fr, b, D)
-    thok = np.abs((fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0) <= 90 + 1e-9
-    lo_s = a.copy()
-    hi_s = b.copy()
-    valid = thok.copy()
-    width = b - a
-    for key in ("raw_d1", "raw_d2"):
-        ga, gb = ra[key], rb[key]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.where(width > 1e-12, (gb - ga) / np.where(width > 1e-12, width, 1.0), 0.0)
-            root = np.where(np.abs(m) > 1e-15, a - ga / np.where(np.abs(m) > 1e-15, m, 1.0), a)
-        flat = np.abs(m) <= 1e-15
-        valid &= ~(flat & (ga < -1e-9))
-        up = ~flat & (m > 0)
-        dn = ~flat & (m < 0)
-        lo_s = np.where(up, np.maximum(lo_s, root), lo_s)
-        hi_s = np.where(dn, np.minimum(hi_s, root), hi_s)
-    par = ra["par"] | rb["par"]
-    valid &= ~par
-    valid &= hi_s >= lo_s - 1e-12
-    Ds, As, Bs = [D[valid]], [lo_s[valid]], [np.maximum(lo_s[valid], hi_s[valid])]
-    # no wheel at all (straight on, then the align): one offset per piece
-    for i in np.nonzero(par & thok)[0]:
-        for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
-            Ds.append(np.array([D[i]]))
-            As.append(np.array([s]))
-            Bs.append(np.array([s]))
-    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
-
-
-def _straight_offsets(ch: Block, fr: Facing, a: float, b: float, delta: float) -> list[float]:
-    """Offsets where a charger that does not wheel reaches the pre-align pose by
-    moving straight ahead (its lateral offset, affine in s, is zero)."""
-    ra = solve(ch, fr, np.array([a]), np.array([delta]))
-    if b - a < 1e-12:
-        return [a] if bool(ra["ok"][0]) else []
-    rb = solve(ch, fr, np.array([b]), np.array([delta]))
-    la, lb = float(ra["lat"][0]), float(rb["lat"][0])
-    if abs(lb - la) < 1e-15:
-        return []
-    s = a - la * (b - a) / (lb - la)
-    if not a - 1e-9 <= s <= b + 1e-9:
-        return []
-    r = solve(ch, fr, np.array([s]), np.array([delta]))
-    return [s] if bool(r["ok"][0]) else []
 
 
 def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
@@ -534,7 +367,7 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
 
 #: an approach whose steps miss the intended end by more than this is discarded
 #: (a nearly-zero wheel makes the 2x2 solve ill-conditioned)
-LAND_TOL = 1e-9
+LAND_TOL = 1e-7
 
 
 def lands(ch: Block, fr: Facing, ap: Approach, steps: list[Step]) -> bool:
@@ -728,7 +561,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         Ss = [tb.A, tb.B]
         Ds = [tb.D, tb.D]
         for s in co:
-            dd = tb.deltas_at(float(s))
+            dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL)), tb.deltas_at(float(s))]))
             Ss.append(np.full(len(dd), s))
             Ds.append(dd)
         cands = _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))

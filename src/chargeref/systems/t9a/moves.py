@@ -98,34 +98,39 @@ def heading_error(b: Block, target: np.ndarray) -> float:
 
 def wheel_to_face(b: Block, target: np.ndarray) -> float:
     """The wheel (about the inner front corner) after which the unit's centre line
-    runs through ``target``: solved exactly by bisection on the heading error."""
-    e0 = heading_error(b, target)
+    runs through ``target``, in closed form.
+
+    Wheeling by ``t`` about the pivot ``Q`` turns the heading ``h`` and the vector from
+    ``Q`` to the centre ``C`` together, so ``cross(h, C - Q)`` never changes (call it
+    ``k``). The centre line runs through ``T`` when ``cross(h, T - C) = 0``, that is
+    ``cross(h(t), T - Q) = k``, or ``|T - Q| sin(angle(T - Q) - facing - t) = k``: two
+    roots; the wheel is the smallest one in the direction of the target that leaves
+    it ahead."""
+    T = np.asarray(target, float)
+    e0 = heading_error(b, T)
     if abs(e0) < 1e-12:
         return 0.0
     sgn = 1.0 if e0 > 0 else -1.0
-
-    def err(t: float) -> float:
-        return heading_error(b.wheeled(t), target) * sgn
-
-    lo, hi = 0.0, sgn * 180.0
-    # the error shrinks as the unit wheels toward the point; find the first zero
-    prev_t, prev_e = 0.0, err(0.0)
-    for k in range(1, 181):
-        t = sgn * k
-        e = err(t)
-        if e <= 0 or e > prev_e + 90:  # crossed the point (or wrapped past behind)
-            lo, hi = prev_t, t
-            break
-        prev_t, prev_e = t, e
-    else:
-        return sgn * 180.0
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if err(mid) > 0:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    Q = b.wheel_pivot(sgn)
+    h0 = b.f
+    u = T - Q
+    ru = float(np.hypot(*u))
+    k = float(h0[0] * (b.centre - Q)[1] - h0[1] * (b.centre - Q)[0])
+    if ru < 1e-12 or abs(k) > ru:
+        return sgn * 180.0  # the target is within the wheel's circle: no wheel faces it
+    au = math.atan2(float(u[1]), float(u[0]))
+    f0 = math.radians(b.facing)
+    best: float | None = None
+    for g in (math.asin(k / ru), math.pi - math.asin(k / ru)):
+        t = math.degrees(au - f0 - g)
+        t = (t * sgn) % 360.0 * sgn  # the same root, turned the target's way
+        if abs(t) > 180.0 + 1e-9:
+            continue
+        after = b.wheeled(t)
+        ahead = float((T - after.centre) @ after.f) > 0
+        if ahead and (best is None or abs(t) < abs(best)):
+            best = t
+    return sgn * 180.0 if best is None else best
 
 
 @dataclass
@@ -304,9 +309,9 @@ class Reach:
 def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach | None:
     """Seed 001, Charging a Fleeing Unit: the charger's front may touch any facing; no
     align. The shortest move (forward, one wheel of at most 90 degrees, forward)
-    whose front edge makes the contact: the wheel is searched every degree and
-    refined to 0.01 degree, first wheeling at once, then (if that finds nothing)
-    after moving forward first."""
+    whose front edge makes the contact: the wheel is bracketed every degree and
+    refined by Brent's method (to 1e-9 degree), first wheeling at once, then (if
+    that finds nothing) after moving forward first."""
     obst = world.obstacles(ch, targets={fleer.id}, spacing=world.charge_spacing())
     fsh = fleer.shape()
 
@@ -356,13 +361,28 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
                 best = r
                 break
     if best is not None:
+        # the sampled wheels only bracket: the distance is smooth in the wheel, so the
+        # best one on either side of the sampled best is found by Brent's method
+        from scipy.optimize import minimize_scalar
+
         d1 = best.steps[0].amount if best.steps and best.steps[0].kind == "forward" and len(best.steps) > 1 else 0.0
         t0 = best.wheel
-        for t in np.arange(t0 - 1, t0 + 1.0001, 0.01):
-            if abs(t) <= 90:
-                r = attempt(float(t), d1)
-                if r is not None and r.distance < best.distance:
-                    best = r
+        found: dict[float, Reach | None] = {}
+
+        def cost(t: float) -> float:
+            if t not in found:
+                found[t] = attempt(float(t), d1)
+            r = found[t]
+            return math.inf if r is None else r.distance
+
+        for lo, hi in ((max(-90.0, t0 - 1.0), t0), (t0, min(90.0, t0 + 1.0))):
+            if hi - lo <= 1e-12:
+                continue
+            res = minimize_scalar(lambda t: min(cost(t), 1e9), bounds=(lo, hi), method="bounded",
+                                  options={"xatol": 1e-9, "maxiter": 100})
+            r = found.get(float(res.x))
+            if r is not None and r.distance < best.distance:
+                best = r
     return best
 
 

@@ -48,6 +48,7 @@ from .moves import (
     straight_contact,
 )
 from .report import MoveRecord, model_moves, pose, scenario_after
+from .ruleset import T9A_2X, T9ARuleset
 from .world import Step, World, run_steps
 
 ARCS_FOR_FACING = {"front": "front", "rear": "rear", "left": "left", "right": "right"}
@@ -138,8 +139,9 @@ def reason(code: str, message: str, models: list[str] | None = None, witness: di
 
 
 class Phase:
-    def __init__(self, scen: Any, seed: int | None, clear_charges: bool = True):
+    def __init__(self, scen: Any, seed: int | None, clear_charges: bool = True, ruleset: T9ARuleset = T9A_2X):
         self.scen = scen
+        self.ruleset = ruleset
         self.world = World.from_scenario(scen)
         self.rng = random.Random(seed)
         self.seed = seed
@@ -247,7 +249,7 @@ class Phase:
             return
         d.located = [round(float(v), 9) for v in ch.located_point()]
         d.target_fleeing = tgt.fleeing
-        max_range = 12 * w.inch + ch.advance + max(0, d.spec.modifier) * w.inch
+        max_range = self.ruleset.longest_range(ch.advance, d.spec.modifier, w.inch)
         wdec = self._declare_world(ch.id)
         if tgt.fleeing:
             d.facing = None
@@ -522,7 +524,7 @@ class Phase:
     def _roll(self, d: Declared, ch: Block, needed_roll: int | None) -> tuple[Roll, float, int]:
         """(the roll, the charge range, the highest die)."""
         sp = d.spec
-        n = 3 if "SWIFTSTRIDE" in ch.keywords else 2
+        n = self.ruleset.dice_count(ch.keywords)
         if sp.roll is not None and not sp.dice:
             total = sp.roll
             highest = max(1, min(6, math.ceil((total - sp.modifier) / 2)))
@@ -533,19 +535,19 @@ class Phase:
             if sp.reroll != "none" and needed_roll is not None:
                 dice2, orig = apply_reroll(dice, needed_roll, sp.modifier, sp.reroll, self.rng)
                 dice = dice2
-            best2 = sorted(dice, reverse=True)[:2]
-            total = sum(best2) + sp.modifier
+            total = self.ruleset.kept_total(dice) + sp.modifier
             highest = max(dice)
             r = Roll(dice=dice, modifier=sp.modifier, total=total, rerolled_from=orig, seed=self.seed)
-        rng = total * self.world.inch + ch.advance
+        rng = self.ruleset.charge_range(total, ch.advance, self.world.inch)
         return r, rng, highest
 
     def _needed_model(self, dist: float | None, ch: Block, mod: int) -> Needed:
         if dist is None:
             return Needed(distance=None, roll=None)
-        need = math.ceil((dist - ch.advance) / self.world.inch - 1e-9 - TOL / self.world.inch)
-        need = max(need, 2 + mod)
-        return Needed(distance=round(dist, 9), roll=need if need <= 12 + mod else None, lower_bound=round(dist, 9))
+        need = self.ruleset.least_roll(dist, ch.advance, self.world.inch)
+        need = max(need, self.ruleset.keep + mod)
+        return Needed(distance=round(dist, 9), roll=need if need <= self.ruleset.max_total + mod else None,
+                      lower_bound=round(dist, 9))
 
     # ----------------------------------------------------------------- movement
     def move_all(self) -> None:
@@ -641,7 +643,7 @@ class Phase:
         if tgt is None:
             return None
         if tgt.fleeing:
-            r = reach_fleeing(self.world, ch, tgt, 12 * self.world.inch + ch.advance + 60)
+            r = reach_fleeing(self.world, ch, tgt, self.ruleset.longest_range(ch.advance, 0, self.world.inch) + 60)
             return None if r is None else r.distance
         if d.blocked_path:
             k, _ = straight_contact(self.world, ch, tgt, 1e4)
@@ -720,7 +722,7 @@ class Phase:
         if tgt is None:
             self._failed(d, rr, "target_destroyed", f"{d.target} was already removed; {d.charger} makes a failed charge move")
             return
-        r = reach_fleeing(w, ch, tgt, 12 * w.inch + ch.advance + 60)
+        r = reach_fleeing(w, ch, tgt, self.ruleset.longest_range(ch.advance, 0, w.inch) + 60)
         roll, rng, hi, dist = rr
         if r is None:
             self._failed(d, rr, "path_blocked", f"no charge move of {ch.id} reaches the fleeing {tgt.id}")
@@ -844,6 +846,7 @@ class Phase:
             else:
                 units_det.append({"id": uid, "removed": True})
         details: dict[str, Any] = {
+            "ruleset": self.ruleset.name,
             "charged_facing": d.facing if d.facing is not None else ("any (fleeing)" if d.target_fleeing else None),
             "charger_located_at": d.located,
             "initial_target": d.initial_target,
@@ -901,6 +904,7 @@ def run_phase(scen: Any, seed: int | None) -> PhaseResult:
     from .report import scenario_after as sa
 
     details = {
+        "ruleset": ph.ruleset.name,
         "declarations": [{"charger": d.charger, "target": d.target, "initial_target": d.initial_target,
                           "eligible": d.eligible, "events": d.events} for d in ph.decl],
         "log": ph.log,

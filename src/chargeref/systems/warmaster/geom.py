@@ -53,7 +53,7 @@ def ccw(P: Poly) -> Poly:
 
 def hull(points: np.ndarray) -> Poly:
     """Convex hull (monotone chain), CCW, without repeated points."""
-    pts = sorted({(float(x), float(y)) for x, y in points})
+    pts = sorted({(x, y) for x, y in np.asarray(points, dtype=float).tolist()})
     if len(pts) <= 2:
         return np.array(pts)
 

@@ -54,6 +54,7 @@ from .geom import (
 )
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
+from .sweep import route_cost, stand_route
 from .world import StandW, World
 
 EDGES = ("front", "left", "right", "rear")
@@ -318,6 +319,8 @@ class Charge:
         within ``cap`` (default: its move) exists. A clear straight path is returned
         whatever its length."""
         cap = self.move if cap is None else cap
+        if s.round_r is None:
+            return self._rect_route(s, goal, ignore, cap)
         obs = Packed(self.path_obstacles(s, goal, ignore))
         r = s.shortest / 2
         if clear_segments(s.c[None], goal.c[None], obs, r)[0]:
@@ -350,6 +353,29 @@ class Charge:
             return None, math.inf, False
         self._routes[key] = (p, c)
         return p, c, False
+
+    def _rect_route(self, s: StandW, goal: Pose, ignore: Sequence[Poly], cap: float
+                    ) -> tuple[list[np.ndarray] | None, float, bool]:
+        """A rectangular stand moves as its rectangle (``sweep.py``): it never passes
+        a gap its footprint does not fit in the facing it holds there."""
+        obs = self.path_obstacles(s, goal, ignore)
+        key = ("rect", s.sid, round(float(goal.c[0]), 9), round(float(goal.c[1]), 9), round(goal.facing, 9),
+               tuple(sorted(id(x) for x in ignore)), round(cap, 9))
+        hit = self._routes.get(key)
+        if hit is not None:
+            if hit[0] is None:
+                return None, math.inf, False
+            c = route_cost(hit[0], s.facing, goal.facing, s.w, s.d, obs)
+            if c == hit[1]:
+                return hit[0], hit[1], len(hit[0]) == 2
+        found = stand_route(s.c, s.facing, goal.c, goal.facing, s.w, s.d, obs, cap)
+        if found is None:
+            self._routes[key] = (None, math.inf)
+            return None, math.inf, False
+        path, _ = found
+        c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
+        self._routes[key] = (path, c)
+        return path, c, len(path) == 2
 
     # ------------------------------------------------------------------ sight
 

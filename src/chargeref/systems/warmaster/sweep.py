@@ -1,0 +1,238 @@
+"""A rectangular stand moving as its rectangle: exact swept areas and shortest routes.
+
+A route is a polyline of the stand's centre. The stand turns from its start facing
+to its end facing along one leg only, the first or the last (the same model as the
+move cost in ``paths.py``: on that leg every point of the stand travels a straight
+chord); on every other leg it translates without turning.
+
+* A translating convex polygon sweeps the convex hull of its start and end copies
+  (the Minkowski sum of the polygon with the leg): exact.
+* On the turning leg every point moves along its chord between its start and end
+  positions, so the swept set lies in the hull of the two copies; that hull is what
+  is tested (exact when the facing does not change, otherwise never smaller than the
+  true sweep: a route is never let through a gap it does not fit).
+* Where the stand translates with facing ``phi`` it is blocked exactly when its centre
+  enters ``Ob + R(phi)`` (the Minkowski sum of the obstacle and the stand centred on
+  the origin; a stand is symmetric about its centre). Those sums are convex polygons,
+  so the shortest route among them is a path through their vertices (a visibility
+  graph): exact, with the vertices pushed out by ``NODE_EPS`` so that a leg grazing a
+  sum is told from one entering it.
+
+No rules here: which things block, and the gap bars, come from the caller.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+from .geom import Packed, Poly, bbox_gap, hull, overlaps, rect
+from .paths import corner_cost
+
+#: how far the visibility-graph vertices stand outside the Minkowski sums (scenario
+#: units; a route is at most a few times this longer than the true shortest one)
+NODE_EPS = 1e-8
+
+
+def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d: float) -> Poly:
+    """The hull of the stand at both ends of a leg (see the module docstring)."""
+    return hull(np.concatenate([rect(c0, f0, w, d), rect(c1, f1, w, d)]))
+
+
+def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:
+    """Whether a swept area overlaps any obstacle by more than TOL (touching is
+    allowed). ``boxes`` (from ``boxes_of``) skips the obstacles whose bounding box is
+    apart from the area's."""
+    if boxes is None:
+        return any(bbox_gap(P, Ob) <= 0.0 and overlaps(P, Ob) for Ob in obstacles)
+    if not len(obstacles):
+        return False
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
+    return any(overlaps(P, obstacles[i]) for i in near)
+
+
+def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
+    """The bounding boxes ``(xmin, ymin, xmax, ymax)`` of the obstacles."""
+    if not len(obstacles):
+        return np.zeros((0, 4))
+    return np.array([np.concatenate([Ob.min(axis=0), Ob.max(axis=0)]) for Ob in obstacles])
+
+
+def route_legs_clear(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
+                     obstacles: Sequence[Poly], mode: str) -> bool:
+    """Whether a centre route is clear when the stand turns on its ``mode`` ("first"
+    or "last") leg."""
+    n = len(path) - 1
+    for i in range(n):
+        turning = (mode == "first" and i == 0) or (mode == "last" and i == n - 1)
+        if turning:
+            fa, fb = f0, f1
+        else:
+            fa = fb = f1 if mode == "first" else f0
+        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles):
+            return False
+    return True
+
+
+def mode_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float, mode: str) -> float:
+    pts = [np.asarray(p, dtype=float) for p in path]
+    legs = [float(np.linalg.norm(pts[i + 1] - pts[i])) for i in range(len(pts) - 1)]
+    if mode == "first":
+        return corner_cost(pts[0], f0, pts[1], f1, w, d) + sum(legs[1:])
+    return sum(legs[:-1]) + corner_cost(pts[-2], f0, pts[-1], f1, w, d)
+
+
+def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
+               obstacles: Sequence[Poly]) -> float:
+    """The move cost of a route: the cheaper of turning on the first or on the last
+    leg among the two that are clear (inf when neither is)."""
+    best = math.inf
+    for mode in ("first", "last") if len(path) > 2 else ("first",):
+        c = mode_cost(path, f0, f1, w, d, mode)
+        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode):
+            best = c
+    return best
+
+
+_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray]] = {}
+
+
+def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
+    """``Ob + R(facing)``: where the centre of a stand with that facing may not be."""
+    return _sum_and_nodes(Ob, facing, w, d)[0]
+
+
+def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray]:
+    """The Minkowski sum and its pushed-out vertices (cached: a charge asks for the
+    same obstacles again and again)."""
+    Ob = np.asarray(Ob, dtype=float)
+    key = (Ob.tobytes(), float(facing), float(w), float(d))
+    hit = _SUMS.get(key)
+    if hit is None:
+        if len(_SUMS) > 4096:
+            _SUMS.clear()
+        R = rect(np.zeros(2), facing, w, d)
+        M = hull((Ob[:, None, :] + R[None, :, :]).reshape(-1, 2))
+        hit = _SUMS[key] = (M, _nodes(M) if len(M) >= 3 else np.zeros((0, 2)))
+    return hit
+
+
+def _nodes(M: Poly) -> np.ndarray:
+    """The vertices of a convex polygon pushed out along their outward bisectors."""
+    k = len(M)
+    out = np.empty_like(M)
+    for i in range(k):
+        a, b = M[i - 1], M[(i + 1) % k]
+        e1, e2 = M[i] - a, b - M[i]
+        n1 = np.array([e1[1], -e1[0]]) / max(float(np.linalg.norm(e1)), 1e-300)
+        n2 = np.array([e2[1], -e2[0]]) / max(float(np.linalg.norm(e2)), 1e-300)
+        n = n1 + n2
+        nn = float(np.linalg.norm(n))
+        out[i] = M[i] + NODE_EPS * (n / nn if nn > 1e-12 else n1)
+    return out
+
+
+def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: float, d: float,
+                obstacles: Sequence[Poly], cap: float) -> tuple[list[np.ndarray], float] | None:
+    """The cheapest clear route of a rectangular stand from (start, f0) to (goal, f1)
+    costing at most ``cap``, with its cost, or None. The straight move is tried first
+    (and returned whatever its cost when clear)."""
+    s = np.asarray(start, dtype=float)
+    g = np.asarray(goal, dtype=float)
+    obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
+    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes_of(obs)):
+        return [s, g], corner_cost(s, f0, g, f1, w, d)
+    if float(np.linalg.norm(g - s)) > cap + TOL:
+        return None
+    best: tuple[list[np.ndarray], float] | None = None
+    for mode in ("first", "last"):
+        # the second search need not look past the first one's cost
+        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode)
+        if found is not None and (best is None or found[1] < best[1]):
+            best = found
+    return best
+
+
+def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
+            cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
+    """A* over the vertices of the Minkowski sums for the facing held on the
+    translating legs; the turning leg is tested (and costed) as a swept hull."""
+    phi = f1 if mode == "first" else f0
+    span = math.hypot(w, d)
+    near = [Ob for Ob in obs
+            if float(np.min(np.linalg.norm(Ob - s, axis=1)) + np.min(np.linalg.norm(Ob - g, axis=1)))
+            <= cap + 2 * span + 4 * float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1))) + TOL]
+    if not near:
+        return None
+    sn = [_sum_and_nodes(Ob, phi, w, d) for Ob in near]
+    packed = Packed([M for M, _ in sn if len(M) >= 3])
+    nodes = np.concatenate([nd for M, nd in sn if len(M) >= 3], axis=0)
+    keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
+    nodes = nodes[keep]
+    if len(nodes):
+        # a node inside another sum is no place for the centre
+        inside = packed.clearance(nodes, nodes) <= 0.0
+        nodes = nodes[~inside]
+    pts = np.concatenate([s[None], nodes, g[None]], axis=0)
+    n = len(pts)
+    boxes = boxes_of(obs)
+    goal_i = n - 1
+
+    def visible(u: int, js: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(js), dtype=bool)
+        plain = np.ones(len(js), dtype=bool)
+        for k, j in enumerate(js):
+            if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
+                plain[k] = False
+                fa, fb = (f0, f1)
+                out[k] = not sweep_blocked(leg_sweep(pts[u], fa, pts[j], fb, w, d), obs, boxes)
+        idx = np.nonzero(plain)[0]
+        if len(idx):
+            P0 = np.repeat(pts[u][None], len(idx), axis=0)
+            out[idx] = packed.clearance(P0, pts[js[idx]]) > 0.0
+        return out
+
+    def weight(u: int, j: int) -> float:
+        if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
+            return corner_cost(pts[u], f0, pts[j], f1, w, d)
+        return float(np.linalg.norm(pts[j] - pts[u]))
+
+    dist = np.full(n, np.inf)
+    prev = np.full(n, -1)
+    dist[0] = 0.0
+    done = np.zeros(n, dtype=bool)
+    heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
+    while heap:
+        _, u = heapq.heappop(heap)
+        if done[u]:
+            continue
+        done[u] = True
+        if u == goal_i:
+            break
+        cand = np.nonzero(~done)[0]
+        lb = dist[u] + np.linalg.norm(pts[cand] - pts[u], axis=1)
+        h = np.linalg.norm(g - pts[cand], axis=1)
+        cand = cand[(lb < dist[cand] - 1e-12) & (lb + h <= cap + TOL)]
+        if not len(cand):
+            continue
+        vis = visible(int(u), cand)
+        for j, ok in zip(cand, vis, strict=True):
+            if not ok:
+                continue
+            nd = dist[u] + weight(int(u), int(j))
+            if nd < dist[j] - 1e-12 and nd + float(np.linalg.norm(g - pts[j])) <= cap + TOL:
+                dist[j] = nd
+                prev[j] = u
+                heapq.heappush(heap, (nd + float(np.linalg.norm(g - pts[j])), int(j)))
+    if not math.isfinite(dist[goal_i]):
+        return None
+    order = [goal_i]
+    while order[-1] != 0:
+        order.append(int(prev[order[-1]]))
+    order.reverse()
+    return [pts[i].copy() for i in order], float(dist[goal_i])
