@@ -54,7 +54,11 @@ class OneLineGroup(click.Group):
 @click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="chargeref")
 def main() -> None:
-    """chargeref: a referee in a box for tabletop wargame charges."""
+    """chargeref: a referee in a box for tabletop wargame charges.
+
+    Systems: Warhammer 40,000 (editions 9, 10 with the WTC procedure, 11), The 9th Age
+    (ruleset T9A 2.x) and Warmaster. Exit status: 0 for any ruling, 2 for refused input
+    (one line naming the field), 1 for a bug."""
 
 
 def register(names: tuple[str, ...] = COMMANDS) -> None:

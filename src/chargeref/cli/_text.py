@@ -42,6 +42,8 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
     if r.system == "40k":
         d = r.details
         head += f"   (edition {d.get('edition')}{', WTC' if d.get('wtc') else ''})"
+    elif r.system == "t9a":
+        head += f"   ({r.details.get('ruleset', 'T9A 2.x')})"
     lines.append(head)
     if not r.eligible:
         lines.append("NOT ELIGIBLE")
