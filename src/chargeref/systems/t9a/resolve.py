@@ -925,5 +925,14 @@ def run_needed(scen: Any, req: ChargeRequest) -> Needed:
         r = reach_fleeing(ph.world, ch, tgt, 1e4)
         return ph._needed_model(None if r is None else r.distance, ch, req.modifier)
     facing = ph._facing(ch, tgt)
-    ctx = ph._context(ph.world, ch, tgt, facing, frozenset(req.targets[1:]), touch_any=len(req.targets) > 1)
-    return ph._needed_model(ph._needed(ctx), ch, req.modifier)
+    declared = frozenset(req.targets[1:])
+    ctx = ph._context(ph.world, ch, tgt, facing, declared, touch_any=len(req.targets) > 1)
+    nd = ph._needed(ctx)
+    if nd is None and not declared:
+        # As in the charge itself: enemy units the move cannot avoid touching are drawn
+        # in (a multiple charge), so the least roll is the one that reaches the target
+        # with them allowed.
+        pl = plan(ph._context(ph.world, ch, tgt, facing, frozenset(), touch_any=True))
+        if not isinstance(pl, PlanFailure) and pl.extra:
+            nd = ph._needed(ph._context(ph.world, ch, tgt, facing, frozenset(pl.extra)))
+    return ph._needed_model(nd, ch, req.modifier)
