@@ -76,7 +76,7 @@ def rule_charge(task: tuple[str, str, str, int, int, float | None]) -> dict[str,
             ruling = find_system(scen.system).charge(scen, req)
         return {**head, "ruling": ruling.to_json_data()}
     except ChargerefError as exc:
-        probs = [{"field": f"charges[{index}]" + (f": {p['field']}" if p["field"] else ""), "message": p["message"]} for p in _problems(exc)]
+        probs = [{"field": f"charges[{index}]" + (f".{p['field']}" if p["field"] else ""), "message": p["message"]} for p in _problems(exc)]
         return {**head, "error": probs}
     except Exception as exc:  # a bug in a solver: record it, the sweep goes on
         return {**head, "error": [{"field": f"charges[{index}]", "message": f"internal error ({exc.__class__.__name__}: {exc})"}]}

@@ -213,6 +213,14 @@ def threat_row(task: tuple[str, str, float | None, float, list[float]]) -> list[
 # ---------------------------------------------------------------------- the map
 
 
+def threat_at(scen: AnyScenario, unit: str, at: tuple[float, float], *, seconds: float | None = DEFAULT_SECONDS) -> dict[str, Fraction] | None:
+    """The exact chance, per enemy unit, of a successful charge on ``unit`` with the
+    centroid of its model centres at ``at``; None where the unit cannot stand there."""
+    require_unit(scen, unit, "--unit")
+    ctx = _Context(json.loads(json.dumps(scenario_to_data(scen))), unit, seconds)
+    return ctx.spot((float(at[0]), float(at[1])))
+
+
 def grid_axis(length: float, step: float) -> np.ndarray:
     """0, step, 2 step, ... up to ``length`` (the far edge included when it falls on
     the grid, to within 1e-9)."""
