@@ -129,7 +129,7 @@ def standard_table(repeat: int, only: str | None) -> list[dict[str, Any]]:
                                "success": getattr(result, "success", None)}
         if isinstance(result, Ruling) and case.before is not None:
             validate_ruling(case.before, result)  # warm-up
-            vt = [_ms(lambda: validate_ruling(case.before, result)) for _ in range(max(3, repeat // 3))]
+            vt = [_ms(lambda b=case.before, r=result: validate_ruling(b, r)) for _ in range(max(3, repeat // 3))]
             v_ms = statistics.median(t for t, _ in vt)
             row["validator_ms"] = round(v_ms, 2)
             row["violations"] = len(vt[0][1])
