@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import Problem, ScenarioError
 
 
 class _M(BaseModel):
@@ -89,3 +91,39 @@ class Ruling(_M):
 
 def ruling_schema() -> dict[str, Any]:
     return Ruling.model_json_schema(by_alias=True)
+
+
+RULING_FORMAT = "chargeref-ruling/1"
+
+
+def ruling_from_data(data: Any, source: str = "ruling") -> Ruling:
+    """A ruling document -> :class:`Ruling`, or ScenarioError naming the fields that
+    are wrong (``ruling.moves[A1].to``). Numbers are held to the document limits."""
+    from .scenario.limits import check_values
+
+    if isinstance(data, Ruling):
+        return data
+    if not isinstance(data, dict):
+        raise ScenarioError(Problem(source, "a ruling is a mapping with format, system, charger, targets, ..."))
+    if data.get("format") != RULING_FORMAT:
+        raise ScenarioError(Problem(f"{source}.format", f"must be {RULING_FORMAT!r} (got {str(data.get('format'))[:60]!r})"))
+    check_values(data, source)
+    try:
+        return Ruling.model_validate(data)
+    except ValidationError as err:
+        probs: list[Problem] = []
+        for e in err.errors()[:20]:
+            where = source
+            node: Any = data
+            for part in e["loc"]:
+                if isinstance(part, int):
+                    item = node[part] if isinstance(node, list) and part < len(node) else None
+                    label = item["id"] if isinstance(item, dict) and isinstance(item.get("id"), str) else str(part)
+                    where += f"[{label}]"
+                    node = item
+                else:
+                    where += f".{part}"
+                    node = node.get(part) if isinstance(node, dict) else None
+            msg = "unknown field" if e["type"] == "extra_forbidden" else e["msg"]
+            probs.append(Problem(where, msg))
+        raise ScenarioError(probs) from None

@@ -17,7 +17,7 @@ from h40k import EXAMPLES, r32, scen40k, unit40k
 
 from chargeref import ChargeRequest, find_system, load_scenario, scenario_from_data
 from chargeref.cli import main
-from chargeref.cli_fight import fight
+from chargeref.cli.fight import fight
 from chargeref.ruling import Move, Ruling
 from chargeref.scenario import scenario_to_data
 from chargeref.systems.w40k.fight import (

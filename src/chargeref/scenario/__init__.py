@@ -7,16 +7,14 @@ cross-reference checks of the system; together they are ``chargeref check``.
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import Field, TypeAdapter, ValidationError
 
 from ..errors import Problem, ScenarioError
 from .common import MM_PER_UNIT, Base, Board, ChargeSpec
+from .limits import check_values
 from .t9a import ScenarioT9A, UnitT9A
 from .w40k import Model40k, Scenario40k, Unit40k
 from .warmaster import ScenarioWarmaster, UnitWarmaster
@@ -29,16 +27,6 @@ SYSTEMS = ("40k", "t9a", "warmaster")
 
 def scenario_schema() -> dict[str, Any]:
     return _ADAPTER.json_schema()
-
-
-def _contains_nonfinite(x: Any) -> bool:
-    if isinstance(x, float):
-        return not math.isfinite(x)
-    if isinstance(x, dict):
-        return any(_contains_nonfinite(v) for v in x.values())
-    if isinstance(x, list):
-        return any(_contains_nonfinite(v) for v in x)
-    return False
 
 
 def _readable_loc(raw: Any, loc: tuple[Any, ...]) -> str:
@@ -91,18 +79,11 @@ def _problems_from_validation(raw: Any, err: ValidationError) -> list[Problem]:
     return probs
 
 
-def parse_text(text: str, source: str = "scenario") -> Any:
-    """JSON or YAML text -> plain data (no validation yet)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-            raise ScenarioError(Problem(source, f"neither valid JSON nor YAML{where}")) from None
-    return data
+def parse_text(text: str | bytes, source: str = "scenario") -> Any:
+    """JSON or YAML text -> plain data (no validation yet), through the guarded loader."""
+    from .loader import load_bytes
+
+    return load_bytes(text.encode("utf-8") if isinstance(text, str) else text, source=source)
 
 
 def scenario_from_data(data: Any) -> AnyScenario:
@@ -112,42 +93,18 @@ def scenario_from_data(data: Any) -> AnyScenario:
         raise ScenarioError(Problem("format", f"must be 'chargeref/1' (got {data.get('format')!r})"))
     if data.get("system") not in SYSTEMS:
         raise ScenarioError(Problem("system", f"unknown system {data.get('system')!r} (known: 40k, t9a, warmaster)"))
-    if _contains_nonfinite(data):
-        # name the first such field
-        raise ScenarioError(_first_nonfinite(data, "") or Problem("scenario", "NaN or infinite number"))
+    check_values(data, "scenario")
     try:
         return _ADAPTER.validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as err:
         raise ScenarioError(_problems_from_validation(data, err)) from None
 
 
-def _first_nonfinite(x: Any, path: str) -> Problem | None:
-    if isinstance(x, float) and not math.isfinite(x):
-        return Problem(path or "scenario", f"{x} is not a finite number")
-    if isinstance(x, dict):
-        for k, v in x.items():
-            p = _first_nonfinite(v, f"{path}.{k}" if path else str(k))
-            if p:
-                return p
-    if isinstance(x, list):
-        for i, v in enumerate(x):
-            label = v["id"] if isinstance(v, dict) and isinstance(v.get("id"), str) else str(i)
-            p = _first_nonfinite(v, f"{path}[{label}]")
-            if p:
-                return p
-    return None
-
-
 def load_scenario(path: str | Path) -> AnyScenario:
     """Read and validate a scenario file (JSON or YAML)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(Problem(str(path), "no such file")) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(Problem(str(path), f"cannot read: {exc.__class__.__name__}")) from None
-    return scenario_from_data(parse_text(text, str(path)))
+    from .loader import load_bytes, read_path
+
+    return scenario_from_data(load_bytes(read_path(path), source=str(path)))
 
 
 def scenario_to_data(scen: AnyScenario) -> dict[str, Any]:

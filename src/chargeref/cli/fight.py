@@ -1,6 +1,6 @@
 """``chargeref fight``: a 40k unit's pile in and consolidation, and who may attack whom.
 
-Registered on the main group by ``cli.py`` (``main.add_command(fight)``).
+One of the command modules of :mod:`chargeref.cli` (registered from ``COMMANDS``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,19 @@ from typing import Any
 
 import click
 
-from .cli import _draw, _load, _write, guarded, summary
-from .errors import Problem, RequestError
-from .ruling import Move, Ruling
-from .scenario import Scenario40k, scenario_from_data
+from .. import service
+from ..ruling import Move, Ruling
+from ._common import (
+    Outputs,
+    add_drawing,
+    guarded,
+    limits_for,
+    max_bytes_option,
+    output_options,
+    read_scenario,
+    time_limit_option,
+)
+from ._text import summary
 
 KIND_TEXT = {"er": "engagement range", "token": 'token, 2" across a wall', "barricade": 'across a barricade, 2"'}
 
@@ -37,11 +46,6 @@ def attack_lines(attacks: dict[str, list[str]], links: list[dict[str, Any]], tit
     return lines
 
 
-def _draw_fight(scen: Scenario40k, ruling: Ruling, title: str, svg: str | None, png: str | None) -> None:
-    """The drawing of a fight-phase ruling, titled as such."""
-    _draw(scen, ruling, svg, png, title=title)
-
-
 def _combined(first: Ruling, second: Ruling) -> Ruling:
     """One ruling for the drawing of pile in + consolidation: each model from where it
     stood to where it ends, along both paths."""
@@ -62,34 +66,31 @@ def _combined(first: Ruling, second: Ruling) -> Ruling:
 @click.command("fight")
 @click.argument("scenario")
 @click.option("--unit", required=True, help="id of the unit that fights")
-@click.option("--step", type=click.Choice(["pile_in", "consolidate", "both", "who"]), default="both", show_default=True,
+@click.option("--step", type=click.Choice(list(service.FIGHT_STEPS)), default="both", show_default=True,
               help="which move to make ('who': only say who may attack whom)")
 @click.option("--keep-token", "keep", multiple=True,
               help="a model held still (repeat); a token model held still when it could pile in drops its token")
 @click.option("--stay", multiple=True, help="same as --keep-token, for models without a token")
-@click.option("--json", "as_json", is_flag=True, help="print the ruling(s) as JSON")
-@click.option("--svg", default=None, help="write a drawing (SVG)")
-@click.option("--png", default=None, help="write a drawing (PNG; needs the [png] extra)")
-@click.option("--out", default=None, help="write the JSON to this file")
+@output_options()
+@time_limit_option
+@max_bytes_option
 @guarded
-def fight(scenario: str, unit: str, step: str, keep: tuple[str, ...], stay: tuple[str, ...], as_json: bool,
-          svg: str | None, png: str | None, out: str | None) -> None:
+def command(scenario: str, unit: str, step: str, keep: tuple[str, ...], stay: tuple[str, ...], as_json: bool,
+            svg: str | None, png: str | None, out: str | None, time_limit: float, max_bytes: int | None) -> None:
     """40k fight phase: pile in, consolidate, and which models may attack which units
     (WTC walls tokens included)."""
-    from .systems.w40k.fight import consolidate, pile_in, who_fights
-
-    scen = _load(scenario)
-    if not isinstance(scen, Scenario40k):
-        raise RequestError(Problem("system", "the fight phase is a 40k rule"))
-    held = set(keep) | set(stay)
+    scen = read_scenario(scenario, limits_for(max_bytes))
+    data, rulings, befores = service.fight_rulings(scen, unit, step, list(keep) + list(stay), time_limit=time_limit)
+    text = json.dumps(data, indent=2)
+    outs = Outputs([scenario])
+    outs.add(out, text + "\n", "--out")
     if step == "who":
-        info = who_fights(scen, unit)
-        text = json.dumps(info, indent=2)
-        _write(out, text + "\n", "--out")
-        _draw(scen, None, svg, png)
+        add_drawing(outs, scen, None, svg, png)
+        outs.commit()
         if as_json:
             click.echo(text)
             return
+        info = data
         state = "in combat" if info["in_combat"] else ("not in combat, but charged this turn" if info["may_fight"] else "not in combat")
         click.echo(f"40k who fights: {unit} ({state}; engaged with {', '.join(info['engaged']) or 'nobody'})")
         if info["tokens"]:
@@ -99,35 +100,10 @@ def fight(scenario: str, unit: str, step: str, keep: tuple[str, ...], stay: tupl
         for line in attack_lines(info["attacks"], info["links"], "attacks:"):
             click.echo(line)
         return
-    rulings: list[Ruling] = []
-    befores: list[Any] = []
-    cur: Any = scen
-    for s in (["pile_in", "consolidate"] if step == "both" else [step]):
-        r = pile_in(cur, unit, held) if s == "pile_in" else consolidate(cur, unit, held)
-        rulings.append(r)
-        befores.append(cur)
-        if not r.eligible:
-            break  # a unit that may not fight does not consolidate either
-        if r.after is not None:
-            cur = scenario_from_data(r.after)
-    if len(rulings) == 1:
-        data: dict[str, Any] = rulings[0].to_json_data()
-        drawn = rulings[0]
-        if step == "both":
-            data = {"format": "chargeref-fight/1", "unit": unit, "steps": [data], "attacks": {}, "after": rulings[0].after}
-    else:
-        data = {
-            "format": "chargeref-fight/1",
-            "unit": unit,
-            "steps": [r.to_json_data() for r in rulings],
-            "attacks": rulings[0].details.get("attacks", {}),
-            "after": rulings[-1].after,
-        }
-        drawn = _combined(rulings[0], rulings[1])
-    text = json.dumps(data, indent=2)
-    _write(out, text + "\n", "--out")
+    drawn = rulings[0] if len(rulings) == 1 else _combined(rulings[0], rulings[1])
     what = {"pile_in": "piles in", "consolidate": "consolidates"}.get(step, "piles in and consolidates")
-    _draw_fight(scen, drawn, f"Fight phase: {unit} {what}", svg, png)
+    add_drawing(outs, scen, drawn, svg, png, title=f"Fight phase: {unit} {what}")
+    outs.commit()
     if as_json:
         click.echo(text)
         return
@@ -142,4 +118,6 @@ def fight(scenario: str, unit: str, step: str, keep: tuple[str, ...], stay: tupl
         click.echo("")
 
 
-__all__ = ["fight"]
+fight = command
+
+__all__ = ["attack_lines", "command", "fight"]

@@ -1,0 +1,62 @@
+"""The ``chargeref`` command: one module per command over :mod:`chargeref.service`.
+
+Each module in :data:`COMMANDS` defines ``command`` (a click command); ``main`` is the
+group they are registered on. A new command is one module plus its name here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from ._common import EXIT_BUG, EXIT_REFUSED, guarded
+from ._text import summary
+
+#: the command modules, in the order ``--help`` lists them
+COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate")
+
+
+class OneLineGroup(click.Group):
+    """A click group whose usage errors are one line naming the option (exit 2)."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            param = getattr(exc, "param", None)
+            name = getattr(exc, "option_name", None) or (param.opts[0] if param is not None and param.opts else None)
+            msg = " ".join(exc.format_message().split())
+            click.echo(f"chargeref: {name}: {msg}" if name and name not in msg else f"chargeref: {msg}", err=True)
+            sys.exit(EXIT_REFUSED)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("chargeref: aborted", err=True)
+            sys.exit(EXIT_BUG)
+        except BrokenPipeError:
+            sys.exit(EXIT_BUG)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="chargeref")
+def main() -> None:
+    """chargeref: a referee in a box for tabletop wargame charges."""
+
+
+def register(names: tuple[str, ...] = COMMANDS) -> None:
+    for name in names:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        main.add_command(mod.command)
+
+
+register()
+
+__all__ = ["COMMANDS", "OneLineGroup", "guarded", "main", "register", "summary"]

@@ -1,0 +1,82 @@
+"""Readable text for the terminal: the summary of a ruling."""
+
+from __future__ import annotations
+
+from ..ruling import Ruling
+from ..scenario import AnyScenario
+
+
+def _fmt(x: float | None, unit: str) -> str:
+    if x is None:
+        return "-"
+    return f'{x:.3f}"' if unit == "in" else f"{x:.2f} {unit}"
+
+
+def summary(scen: AnyScenario, r: Ruling) -> str:
+    """A short human summary of a ruling."""
+    unit = scen.unit
+    lines = []
+    head = f"{r.system} {r.procedure.replace('_', ' ')}: {r.charger} -> {', '.join(r.targets) or '-'}"
+    if r.system == "40k":
+        d = r.details
+        head += f"   (edition {d.get('edition')}{', WTC' if d.get('wtc') else ''})"
+    lines.append(head)
+    if not r.eligible:
+        lines.append("NOT ELIGIBLE")
+    if r.needed is not None:
+        n = r.needed
+        if r.system == "warmaster":
+            # Warmaster has no charge roll: only the first stand's move decides
+            lines.append("needed: no charge roll; " + (f"the first stand must move {_fmt(n.distance, unit)}" if n.distance is not None else "no stand can make the move"))
+        elif n.roll is None and n.distance is None:
+            lines.append("needed: no roll can succeed")
+        else:
+            extra = " (proven least)" if n.exact else ""
+            roll_txt = f"roll {n.roll}" if n.roll is not None else "no roll"
+            lines.append(f"needed: {_fmt(n.distance, unit)} -> {roll_txt}{extra}")
+    if r.roll is not None:
+        ro = r.roll
+        dice = " + ".join(str(x) for x in ro.dice) if ro.dice else "fixed"
+        mod = f" {ro.modifier:+d}" if ro.modifier else ""
+        rr = f" (re-rolled from {ro.rerolled_from})" if ro.rerolled_from else ""
+        lines.append(f"roll: {dice}{mod} = {ro.total}{rr}")
+    if r.eligible:
+        verdict = "SUCCESS" if r.success else "FAILED"
+        moved = len(r.moves)
+        contacts = sum(1 for m in r.moves if m.contacts)
+        tokens = sum(1 for m in r.moves if m.token)
+        extra = f", {tokens} with wall tokens" if tokens else ""
+        eng = f"; engaged {', '.join(r.engaged)}" if r.engaged else ""
+        lines.append(f"{verdict}: {moved} moved, {contacts} in base contact{extra}{eng}")
+    d = r.details
+    if d.get("charged_facing"):
+        lines.append(f"charged facing: {d['charged_facing']}")
+    if d.get("first_stand"):
+        lines.append(f"first stand: {d['first_stand']}")
+    edges = d.get("contacted_edges")
+    if edges:
+        shown = []
+        for e in edges[:12]:
+            if isinstance(e, dict) and "stand" in e:
+                length = f" {e['length']:g}" if isinstance(e.get("length"), (int, float)) else ""
+                shown.append(f"{e['stand']}->{e.get('enemy_stand', '?')} {e.get('edge', '')} ({e.get('kind', 'edge')}{length})")
+            else:
+                shown.append(str(e))
+        lines.append("contacted edges: " + ", ".join(shown) + (" ..." if len(edges) > 12 else ""))
+    if d.get("drawn_in"):
+        lines.append(f"drawn in: {', '.join(map(str, d['drawn_in']))}")
+    for m in r.moves[:60]:
+        c = f"  contacts {', '.join(m.contacts)}" if m.contacts else ""
+        t = "  [token]" if m.token else ""
+        lines.append(
+            f"  {m.id:<10} ({m.from_[0]:.3f}, {m.from_[1]:.3f}) -> ({m.to[0]:.3f}, {m.to[1]:.3f})  {_fmt(m.distance, unit)}{c}{t}"
+        )
+    if len(r.moves) > 60:
+        lines.append(f"  ... and {len(r.moves) - 60} more")
+    for reason in r.reasons:
+        who = f" [{', '.join(reason.models)}]" if reason.models else ""
+        lines.append(f"  - {reason.code}: {reason.message}{who}")
+    return "\n".join(lines)
+
+
+__all__ = ["summary"]

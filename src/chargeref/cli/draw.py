@@ -1,0 +1,22 @@
+"""``chargeref draw``: a picture of a scenario."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import Outputs, add_drawing, guarded, limits_for, max_bytes_option, read_scenario
+
+
+@click.command("draw")
+@click.argument("scenario")
+@click.option("--svg", required=True, help="write the drawing (SVG)")
+@click.option("--png", default=None, help="also write a PNG (needs the [png] extra)")
+@max_bytes_option
+@guarded
+def command(scenario: str, svg: str, png: str | None, max_bytes: int | None) -> None:
+    """Draw a scenario."""
+    scen = read_scenario(scenario, limits_for(max_bytes))
+    outs = Outputs([scenario])
+    add_drawing(outs, scen, None, svg, png)
+    outs.commit()
+    click.echo(f"wrote {svg}" + (f" and {png}" if png else ""))
