@@ -12,6 +12,7 @@ import yaml
 from chargeref.batch import sweep
 from chargeref.batch.sweep import charge_seed
 from chargeref.errors import RequestError
+from chargeref.systems import find_system
 
 
 def _scen(charges: list[dict[str, Any]], bx: float = 10.0) -> dict[str, Any]:
@@ -35,8 +36,8 @@ def write_files(tmp: Path) -> list[str]:
         "bad.yaml": {**_scen([]), "units": [{"id": "A", "player": 3, "models": []}]},
         "none.yaml": _scen([]),
         "ghost.yaml": _scen([{"charger": "A", "targets": ["B"], "dice": [1, 1], "casualties": ["A2"]},
-                             {"charger": "A", "targets": ["A"], "dice": [6, 6]},
-                            {"charger": "A", "targets": ["B"], "dice": [6]}]),
+                             {"charger": "B", "targets": ["C"], "dice": [6, 6]}]),
+        "badcharge.yaml": _scen([{"charger": "A", "targets": ["B"], "dice": [6]}]),
     }
     out = []
     for name, data in files.items():
@@ -57,7 +58,7 @@ def test_one_line_per_charge_with_errors_naming_the_field(tmp_path: Path) -> Non
     rec = lines(out)
     assert [(Path(r["file"]).name, r["charge"]) for r in rec] == [
         ("one.yaml", 0), ("one.yaml", 1), ("two.json", 0), ("two.json", 1), ("bad.yaml", None), ("none.yaml", None),
-        ("ghost.yaml", 0), ("ghost.yaml", 1), ("ghost.yaml", 2)]
+        ("ghost.yaml", 0), ("ghost.yaml", 1), ("badcharge.yaml", None)]
     assert s.written == 9 and s.skipped == 0 and s.total == 9
     one0, one1 = rec[0]["ruling"], rec[1]["ruling"]
     assert one0["format"] == "chargeref-ruling/1" and one0["charger"] == "A" and one0["roll"]["dice"] == [3, 4]
@@ -69,7 +70,7 @@ def test_one_line_per_charge_with_errors_naming_the_field(tmp_path: Path) -> Non
     assert rec[5]["error"] == [{"field": "charges", "message": "the scenario declares no charges"}]
     assert rec[6]["ruling"]["success"] is False
     assert rec[7]["ruling"]["eligible"] is False  # a friendly target: a ruling, not an error
-    assert rec[8]["error"] == [{"field": "charges[2].dice", "message": "a charge roll is two dice (got 1)"}]
+    assert [p["field"] for p in rec[8]["error"]] == ["charges[0].dice"]
     assert s.errors == 3
 
 
@@ -118,7 +119,37 @@ def test_process_pool_writes_the_same_file(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
 
 
-def test_unreadable_file_is_refused_by_name(tmp_path: Path) -> None:
+def test_unreadable_files_are_refused_by_name_before_any_work(tmp_path: Path) -> None:
+    files = write_files(tmp_path)
+    out = tmp_path / "r.jsonl"
     with pytest.raises(RequestError) as e:
-        sweep([str(tmp_path / "missing.yaml")], str(tmp_path / "r.jsonl"), pool="inline")
-    assert e.value.problems[0].field.endswith("missing.yaml")
+        sweep([*files, str(tmp_path / "missing.yaml"), str(tmp_path)], str(out), pool="inline")
+    assert [p.field for p in e.value.problems] == [str(tmp_path / "missing.yaml"), str(tmp_path)]
+    assert not out.exists() or out.read_text() == ""
+
+
+def test_a_charge_over_its_time_limit_is_an_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each charge runs under its own time limit; one that overruns is an error line
+    naming the limit, and the sweep goes on."""
+    import importlib
+    import time
+
+    from chargeref import budget
+
+    sweep_mod = importlib.import_module("chargeref.batch.sweep")
+
+    real = find_system("40k")
+
+    class Slow:
+        def charge(self, scen: Any, req: Any) -> Any:
+            time.sleep(0.02)
+            budget.check()  # as the solvers' loops do
+            return real.charge(scen, req)
+
+    monkeypatch.setattr(sweep_mod, "find_system", lambda name: Slow())
+    files = write_files(tmp_path)[:1]
+    out = tmp_path / "r.jsonl"
+    s = sweep(files, str(out), pool="inline", seconds=0.005)
+    rec = lines(out)
+    assert s.errors == 2 and [r["charge"] for r in rec] == [0, 1]
+    assert rec[0]["error"][0]["field"] == "charges[0].time-limit"

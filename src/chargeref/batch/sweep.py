@@ -3,7 +3,9 @@
 Each line is ``{"file", "hash", "charge", "ruling"}`` (``charge`` is the index in the
 file's ``charges:`` list, ``hash`` the SHA-256 of the file's bytes), or
 ``{"file", "hash", "charge", "error": [{"field", "message"}, ...]}`` when the file or
-that charge is refused (``charge`` is null when the whole file is). Every charge is
+that charge is refused (``charge`` is null when the whole file is: it is read and
+checked exactly as ``chargeref check`` does, so a bad ``charges:`` entry refuses the
+file, naming ``charges[i].<field>``). Every charge is
 ruled on the scenario as the file describes it (not one after another as a phase):
 the ``charges:`` entry gives the charger, targets, dice, modifier and re-roll; dice
 that are not given are rolled with a seed made from ``seed``, the file hash and the
@@ -24,9 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import service
 from ..budget import DEFAULT_SECONDS, time_limit
 from ..errors import ChargerefError, Problem, RequestError
-from ..scenario import parse_text, scenario_from_data
+from ..scenario.limits import DEFAULT_LIMITS, Limits
+from ..scenario.loader import read_path
 from ..systems import ChargeRequest, find_system
 from .executors import Progress, run_ordered
 
@@ -45,12 +49,9 @@ def _problems(exc: ChargerefError) -> list[dict[str, str]]:
     return [{"field": p.field, "message": p.message} for p in exc.problems]
 
 
-def _load_text(text: str, name: str) -> Any:
-    scen = scenario_from_data(parse_text(text, name))
-    problems = find_system(scen.system).problems(scen)
-    if problems:
-        raise ChargerefError(problems)
-    return scen
+def _load(data: bytes, name: str, limits: Limits) -> Any:
+    """The scenario exactly as ``chargeref check`` accepts it (the guarded loader)."""
+    return service.parse_scenario(service.load_document(data, source=name, limits=limits), limits=limits)
 
 
 def charge_seed(seed: int, digest: str, index: int) -> int:
@@ -61,14 +62,17 @@ def charge_seed(seed: int, digest: str, index: int) -> int:
 _SCEN_CACHE: dict[str, Any] = {}
 
 
-def rule_charge(task: tuple[str, str, str, int, int, float | None]) -> dict[str, Any]:
+Task = tuple[str, bytes, str, int, int, "float | None", Limits]
+
+
+def rule_charge(task: Task) -> dict[str, Any]:
     """One line of the sweep (a worker task)."""
-    name, text, digest, index, seed, seconds = task
+    name, data, digest, index, seed, seconds, limits = task
     head = {"file": name, "hash": digest, "charge": index}
     try:
         if digest not in _SCEN_CACHE:
-            _SCEN_CACHE.clear()
-            _SCEN_CACHE[digest] = _load_text(text, name)
+            _SCEN_CACHE.clear()  # one scenario at a time per worker: bounded memory
+            _SCEN_CACHE[digest] = _load(data, name, limits)
         scen = _SCEN_CACHE[digest]
         spec = scen.charges[index]
         req = ChargeRequest.from_spec(spec, seed=None if spec.dice else charge_seed(seed, digest, index))
@@ -111,6 +115,7 @@ def sweep(
     pool: str = "process",
     seed: int = 0,
     seconds: float | None = DEFAULT_SECONDS,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> SweepSummary:
     """Rule every charge of ``files`` into ``out_jsonl`` (see the module text)."""
     out = Path(out_jsonl)
@@ -121,18 +126,22 @@ def sweep(
     except OSError as exc:
         raise RequestError(Problem("--out", f"cannot use {out_jsonl}: {exc.strerror or exc}")) from None
     lines: list[dict[str, Any] | None] = []  # None: a task to run
-    tasks: list[tuple[str, str, str, int, int, float | None]] = []
+    tasks: list[Task] = []
     slots: list[int] = []
     skipped = 0
+    contents: list[bytes] = []
+    unreadable: list[Problem] = []
     for name in files:
         try:
-            data = Path(name).read_bytes()
-        except OSError as exc:
-            raise RequestError(Problem(name, f"cannot read the file: {exc.strerror or exc}")) from None
+            contents.append(read_path(name, limits=limits))
+        except ChargerefError as exc:
+            unreadable += exc.problems
+    if unreadable:
+        raise RequestError(unreadable)
+    for name, data in zip(files, contents, strict=True):
         digest = hashlib.sha256(data).hexdigest()
-        text = data.decode("utf-8", errors="replace")
         try:
-            scen = _load_text(text, name)
+            scen = _load(data, name, limits)
             if not scen.charges:
                 raise RequestError(Problem("charges", "the scenario declares no charges"))
         except ChargerefError as exc:
@@ -147,7 +156,7 @@ def sweep(
                 continue
             slots.append(len(lines))
             lines.append(None)
-            tasks.append((name, text, digest, i, seed, seconds))
+            tasks.append((name, data, digest, i, seed, seconds, limits))
     written = errors = 0
     with out.open("a", encoding="utf-8") as fh:
 
