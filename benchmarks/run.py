@@ -296,7 +296,8 @@ def batch_table(step: float, n_rulings: int) -> list[dict[str, Any]]:
     base: dict[str, float] = {}
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+                          dashboard_address=None, silence_logs=40,
+                          scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}) as cluster, Client(cluster) as client:
             addr = cluster.scheduler_address
             t = time.perf_counter()
             tm = threat_map(scen, "B", step, scheduler=addr)

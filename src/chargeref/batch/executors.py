@@ -32,25 +32,38 @@ Progress = Callable[[int, int], None]
 DASK_EXTRA = "install the Dask extra: pip install 'chargeref[distributed]'"
 
 
-def _dask_client(workers: int | None, scheduler: str | None) -> Any:
-    option = "--scheduler" if scheduler else "--workers"
+def check_choice(workers: int | None, scheduler: str | None) -> None:
+    """Refuse a choice that cannot run: both options at once, a worker count below 1,
+    or Dask asked for but not installed."""
+    if workers is not None and scheduler is not None:
+        raise RequestError(Problem("--workers/--scheduler", "give either --workers or --scheduler, not both"))
+    if workers is None and scheduler is None:
+        return
+    if workers is not None and workers < 1:
+        raise RequestError(Problem("--workers", f"give a number of workers of at least 1 (got {workers})"))
     try:
-        from distributed import Client, LocalCluster
+        import distributed  # noqa: F401
     except ImportError:
+        option = "--scheduler" if scheduler else "--workers"
         raise RequestError(Problem(option, f"Dask is not installed; {DASK_EXTRA}")) from None
+
+
+def _dask_client(workers: int | None, scheduler: str | None) -> Any:
+    from distributed import Client, LocalCluster
     if scheduler:
         try:
             return Client(scheduler, timeout="10s"), None
         except (OSError, TimeoutError) as exc:
             raise RequestError(Problem("--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")) from None
-    if workers is None or workers < 1:
-        raise RequestError(Problem("--workers", f"give a number of workers of at least 1 (got {workers})"))
     cluster = LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
         dashboard_address=None,
+        # no dashboard; the scheduler's small HTTP server (health, metrics) takes a free
+        # local port instead of 8787, so several clusters can run side by side
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         silence_logs=40,  # errors only
     )
     return Client(cluster), cluster
@@ -80,12 +93,11 @@ def run_ordered(
 
     An exception raised by ``fn`` is raised here (the first one met); the rest of the
     work is cancelled."""
+    check_choice(workers, scheduler)
     n = len(items)
     done = 0
     if n == 0:
         return
-    if workers is not None and scheduler is not None:
-        raise RequestError(Problem("--workers/--scheduler", "give either --workers or --scheduler, not both"))
     if workers is not None or scheduler is not None:
         with _dask(workers, scheduler) as client:
             from distributed import as_completed

@@ -32,7 +32,7 @@ from ..errors import ChargerefError, Problem, RequestError
 from ..scenario.limits import DEFAULT_LIMITS, Limits
 from ..scenario.loader import read_path
 from ..systems import ChargeRequest, find_system
-from .executors import Progress, run_ordered
+from .executors import Progress, check_choice, run_ordered
 
 FORMAT_KEYS = ("file", "hash", "charge")
 
@@ -118,6 +118,7 @@ def sweep(
     limits: Limits = DEFAULT_LIMITS,
 ) -> SweepSummary:
     """Rule every charge of ``files`` into ``out_jsonl`` (see the module text)."""
+    check_choice(workers, scheduler)
     out = Path(out_jsonl)
     try:
         if out.parent and not out.parent.exists():

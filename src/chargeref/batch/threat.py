@@ -41,7 +41,7 @@ from ..errors import Problem, RequestError
 from ..scenario import AnyScenario, mm_per_unit, scenario_from_data, scenario_to_data
 from ..systems import ChargeRequest, find_system
 from ..systems.base import require_unit
-from .executors import Progress, map_ordered
+from .executors import Progress, check_choice, map_ordered
 
 FORMAT = "chargeref-threat/1"
 
@@ -251,6 +251,7 @@ def threat_map(
     ``pool`` choose where the rows are computed (``chargeref.batch.executors``);
     ``seconds`` is the time limit of each single ``needed`` call."""
     require_unit(scen, unit, "--unit")
+    check_choice(workers, scheduler)
     if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
         raise RequestError(Problem("--step", f"the step must be a positive number (got {step})"))
     xs = grid_axis(float(scen.board.width), float(step))

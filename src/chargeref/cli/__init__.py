@@ -16,7 +16,8 @@ from ._common import EXIT_BUG, EXIT_REFUSED, guarded
 from ._text import summary
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate")
+COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate", "threat",
+                             "sweep")
 
 
 class OneLineGroup(click.Group):

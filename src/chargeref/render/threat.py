@@ -4,7 +4,7 @@ The board, terrain and models come from ``render_svg`` (whole board, no ruling);
 layer of cells, one per grid spot and ``step`` wide, goes between the terrain and the
 models. Colour runs from pale yellow (a small chance) to dark red (certain); a spot
 where the unit cannot stand is left uncoloured and a spot with no threat at all is
-light green. A legend row under the map gives the scale.
+light green. A small scale of eleven swatches (0 to 1) sits in the map's lower left corner.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def render_threat_svg(scen: AnyScenario, tmap: Any, title: str | None = None) ->
     mapg.insert(where, layer)
     # the scale: ten swatches along the bottom edge of the map, inside it
     W = float(scen.board.width)
-    sw = min(W / 14, 3.0 * tmap.step if tmap.step > 0 else 1.0)
+    sw = min(W, depth) / 28
     leg = ET.SubElement(mapg, q + "g", {"class": "threat-legend"})
     for k in range(11):
         p = k / 10
