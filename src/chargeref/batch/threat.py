@@ -20,8 +20,9 @@ bases' circumscribed radii. When that bound already rules the charge out, the
 probability is 0 without running the solver. The other systems run their ``needed``
 at every standable spot.
 
-Warmaster has no charge roll: a unit that can make the move charges for certain
-(probability 1), as ``chargeref odds`` reports it.
+Warmaster has no charge roll: the charge itself is ruled, and the chance is 1 or 0;
+when the ruling rolls the Revolution zone die, each of its six faces is ruled and the
+chance is the share of faces that succeed.
 """
 
 from __future__ import annotations
@@ -170,13 +171,29 @@ class _Context:
 
     def odds(self, scen: AnyScenario, enemy: str) -> Fraction:
         mod, reroll = self.specs[enemy]
+        if scen.system == "warmaster":
+            return self._warmaster_odds(scen, enemy)
         req = ChargeRequest(charger=enemy, targets=(self.uid,), modifier=mod, reroll=reroll)
         with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
             need = self.system.needed(scen, req)
-        if scen.system == "warmaster":
-            return Fraction(1) if need.distance is not None else Fraction(0)
         # 40k: the roll is the 2D6 total with the modifier; T9A: the 2D6 part alone
         return success_probability(need.roll, mod if scen.system == "40k" else 0, reroll)
+
+    def _warmaster_odds(self, scen: AnyScenario, enemy: str) -> Fraction:
+        """Warmaster has no charge roll: the charge itself is ruled. When the ruling
+        rolls a die (the Revolution zone roll), each of its six faces is ruled and the
+        chance is the share of faces with which the charge succeeds."""
+
+        def success(face: int) -> tuple[bool, bool]:
+            req = ChargeRequest(charger=enemy, targets=(self.uid,), dice=(face,))
+            with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
+                r = self.system.charge(scen, req)
+            return bool(r.success), bool(r.roll is not None and r.roll.dice)
+
+        first, rolled = success(1)
+        if not rolled:
+            return Fraction(int(first))
+        return Fraction(int(first) + sum(success(face)[0] for face in range(2, 7)), 6)
 
     def spot(self, at: tuple[float, float]) -> dict[str, Fraction] | None:
         """Per enemy the exact chance of a successful charge on B at ``at``; None
