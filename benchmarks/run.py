@@ -194,9 +194,10 @@ def _scaling_child(n: int, mem_mb: int) -> None:
 
         data, charger, targets, roll = open_field(n)
         scen = scenario_from_data(data)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         r = find_system("40k").charge(scen, ChargeRequest(charger=charger, targets=tuple(targets), roll=roll))
         out["seconds"] = time.perf_counter() - t
+        out["cpu_s"] = time.process_time() - c
         out["success"] = r.success
     except MemoryError:
         out["error"] = "over limit"
@@ -231,16 +232,17 @@ def scaling_table(sizes: tuple[int, ...], cap_s: float, mem_mb: int) -> list[dic
 def print_scaling(rows: list[dict[str, Any]], cap_s: float, mem_mb: int) -> None:
     print(f"\nScaling: 40k open field, n models a side, charge --roll 12 (one subprocess each, "
           f"cap {cap_s:g} s, address space {mem_mb} MB)")
-    print(f"{'n':>5}  {'seconds':>9}  {'peak MB':>8}  result / targets")
+    print(f"{'n':>5}  {'seconds':>9}  {'CPU s':>8}  {'peak MB':>8}  result / targets")
     for r in rows:
         sec = "-" if r.get("seconds") is None else f"{r['seconds']:.2f}"
+        cpu = "-" if r.get("cpu_s") is None else f"{r['cpu_s']:.2f}"
         mb = "-" if r.get("peak_mb") is None else f"{r['peak_mb']:.0f}"
         what = r.get("error") or ("success" if r.get("success") else "failed charge")
         t = r.get("targets")
         if t:
             goal = SCALE_TARGETS[r["n"]]
             what += f"; < {goal[0]:g} s {_met(t['seconds'])}, < {goal[1]:g} MB {_met(t['memory'])}"
-        print(f"{r['n']:>5}  {sec:>9}  {mb:>8}  {what}")
+        print(f"{r['n']:>5}  {sec:>9}  {cpu:>8}  {mb:>8}  {what}")
 
 
 # ------------------------------------------------------------------ batch (issue 14)
@@ -284,6 +286,16 @@ def _worker_peak_mb(client: Any) -> list[float]:
     return sorted(client.run(peak).values())
 
 
+def _worker_cpu(client: Any) -> dict[str, float]:
+    """CPU seconds each worker process has used so far (user + system)."""
+
+    def cpu() -> float:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return ru.ru_utime + ru.ru_stime
+
+    return dict(client.run(cpu))
+
+
 def batch_table(step: float, n_rulings: int) -> list[dict[str, Any]]:
     from distributed import Client, LocalCluster
 
@@ -299,31 +311,41 @@ def batch_table(step: float, n_rulings: int) -> list[dict[str, Any]]:
                           dashboard_address=None, silence_logs=40,
                           scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}) as cluster, Client(cluster) as client:
             addr = cluster.scheduler_address
-            t = time.perf_counter()
+            c0, t = _worker_cpu(client), time.perf_counter()
             tm = threat_map(scen, "B", step, scheduler=addr)
-            ts = time.perf_counter() - t
+            ts, c1 = time.perf_counter() - t, _worker_cpu(client)
             mem_map = _worker_peak_mb(client)
             out = tmp / f"sweep_{workers}.jsonl"
             t = time.perf_counter()
             s = sweep(files, str(out), scheduler=addr)
-            ss = time.perf_counter() - t
+            ss, c2 = time.perf_counter() - t, _worker_cpu(client)
             mem_all = _worker_peak_mb(client)
+        cpu_map = sorted(c1[k] - c0[k] for k in c1)
+        cpu_sweep = sorted(c2[k] - c1[k] for k in c2)
         cells = int((~__import__("numpy").isnan(tm.probability)).sum())
-        for what, sec, extra, mem in (("threat map", ts, f"{len(tm.x)}x{len(tm.y)} spots, {cells} standable", mem_map),
-                                      ("sweep", ss, f"{s.written} rulings", mem_all)):
+        for what, sec, extra, mem, cpu in (
+                ("threat map", ts, f"{len(tm.x)}x{len(tm.y)} spots, {cells} standable", mem_map, cpu_map),
+                ("sweep", ss, f"{s.written} rulings", mem_all, cpu_sweep)):
             row = {"job": what, "workers": workers, "seconds": round(sec, 2), "detail": extra,
-                   "worker_peak_mb": [round(m) for m in mem]}
+                   "worker_cpu_s": [round(c, 1) for c in cpu], "worker_peak_mb": [round(m) for m in mem],
+                   "loadavg": round(os.getloadavg()[0], 1)}
             if workers == 1:
                 base[what] = sec
+                base[what + " cpu"] = sum(cpu)
             else:
                 row["speedup"] = round(base[what] / sec, 2)
+                # on a machine with nothing else running: one worker's CPU time over the
+                # busiest of the two workers' (each worker is one thread)
+                row["cpu_speedup"] = round(base[what + " cpu"] / max(cpu), 2)
             rows.append(row)
     for r in rows:
         t: dict[str, bool] = {}
         if r["job"] == "threat map" and r["workers"] == 2:
             t["under_60s"] = r["seconds"] < THREAT_S
+            t["under_60s_cpu"] = max(r["worker_cpu_s"]) < THREAT_S
         if "speedup" in r:
             t["speedup"] = r["speedup"] >= SPEEDUP
+            t["cpu_speedup"] = r["cpu_speedup"] >= SPEEDUP
         r["targets"] = t
     return rows
 
@@ -331,12 +353,16 @@ def batch_table(step: float, n_rulings: int) -> list[dict[str, Any]]:
 def print_batch(rows: list[dict[str, Any]], step: float) -> None:
     print(f"\nBatch (Dask LocalCluster, 1 thread per worker): threat map of a 10-model unit against 5 units of 10 "
           f"at {step:g}\" steps; a sweep of rulings (targets: map < {THREAT_S:g} s on 2 workers, speedup >= {SPEEDUP:g}x)")
-    print(f"{'job':<11} {'workers':>7} {'seconds':>9} {'speedup':>8}  {'peak MB per worker':<20} detail / targets")
+    print("  (CPU s: each worker's CPU seconds for the job; 'CPU speedup' = one worker's CPU time over the busiest "
+          "of two, what a quiet machine would show; load = 1-minute load average when the job ended)")
+    print(f"{'job':<11} {'workers':>7} {'seconds':>9} {'speedup':>8} {'CPU s per worker':<18} {'CPU speedup':>11} "
+          f"{'peak MB per worker':<20} {'load':>5}  detail / targets")
     for r in rows:
         sp = f"{r['speedup']:.2f}x" if "speedup" in r else "-"
+        csp = f"{r['cpu_speedup']:.2f}x" if "cpu_speedup" in r else "-"
         flags = ", ".join(f"{k} {_met(v)}" for k, v in r["targets"].items())
-        print(f"{r['job']:<11} {r['workers']:>7} {r['seconds']:>9.2f} {sp:>8}  {str(r['worker_peak_mb']):<20} {r['detail']}"
-              + (f"; {flags}" if flags else ""))
+        print(f"{r['job']:<11} {r['workers']:>7} {r['seconds']:>9.2f} {sp:>8} {str(r['worker_cpu_s']):<18} {csp:>11} "
+              f"{str(r['worker_peak_mb']):<20} {r['loadavg']:>5}  {r['detail']}" + (f"; {flags}" if flags else ""))
 
 
 # ------------------------------------------------------------------ profile
