@@ -45,6 +45,8 @@ from ..systems.base import require_unit
 from .executors import Progress, check_choice, map_ordered
 
 FORMAT = "chargeref-threat/1"
+#: spots per worker task
+CHUNK = 16
 
 
 @dataclass
@@ -217,7 +219,8 @@ def _context(text: str, uid: str, seconds: float | None) -> _Context:
 
 
 def threat_row(task: tuple[str, str, float | None, float, list[float]]) -> list[dict[str, tuple[int, int]] | None]:
-    """One row of the map (a worker task): per x, per enemy, (numerator, denominator)."""
+    """Spots of one row of the map (a worker task): per x, per enemy, (numerator,
+    denominator)."""
     text, uid, seconds, y, xs = task
     ctx = _context(text, uid, seconds)
     row: list[dict[str, tuple[int, int]] | None] = []
@@ -277,8 +280,12 @@ def threat_map(
         raise RequestError(Problem("--step", f"{len(xs)} x {len(ys)} spots is too many; use a larger step"))
     text = json.dumps(scenario_to_data(scen), sort_keys=True)
     enemies = _Context(json.loads(text), unit, seconds).enemies
-    tasks = [(text, unit, seconds, float(y), [float(x) for x in xs]) for y in ys]
-    rows = map_ordered(threat_row, tasks, workers=workers, scheduler=scheduler, pool=pool, progress=progress)
+    # tasks of at most CHUNK spots of one row: small enough that the last task to finish
+    # keeps the other workers waiting only briefly
+    tasks = [(text, unit, seconds, float(y), [float(x) for x in xs[k:k + CHUNK]]) for y in ys for k in range(0, len(xs), CHUNK)]
+    parts = map_ordered(threat_row, tasks, workers=workers, scheduler=scheduler, pool=pool, progress=progress)
+    per_row = -(-len(xs) // CHUNK)
+    rows = [[cell for part in parts[j * per_row:(j + 1) * per_row] for cell in part] for j in range(len(ys))]
     shape = (len(ys), len(xs))
     prob = np.full(shape, np.nan)
     by = {e: np.full(shape, np.nan) for e in enemies}
