@@ -64,6 +64,25 @@ class Move(_M):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class Choice(_M):
+    """Edition 11 picks targets after the roll: one set of enemy units the charger could
+    name, with the least roll that lets it pick them and make the move."""
+
+    targets: list[str]
+    #: the least move and the least roll for this set (roll: the larger of the roll the
+    #: move needs and the roll that puts every target within the rolled distance)
+    needed: Needed
+    #: this ruling's roll may pick these targets (each within 12" and within the roll)
+    #: and the charge move succeeds with it
+    allowed: bool
+    #: closest gap from the charger to each target (the distance the roll must reach)
+    gaps: dict[str, float] = {}
+    #: the chance a fresh charge roll (with the request's re-roll and modifier) allows
+    #: this set, as a float and an exact fraction
+    probability: float | None = None
+    probability_fraction: str | None = None
+
+
 class Ruling(_M):
     format: str = "chargeref-ruling/1"
     system: str
@@ -78,6 +97,8 @@ class Ruling(_M):
     engaged: list[str] = []
     reasons: list[Reason] = []
     details: dict[str, Any] = {}
+    #: edition 11, a request without targets: every target set the roll may pick
+    choices: list[Choice] | None = None
     after: dict[str, Any] | None = None
 
     def to_json_data(self) -> dict[str, Any]:
@@ -86,6 +107,9 @@ class Ruling(_M):
             # null is meaningful here: no roll can succeed
             data["needed"].setdefault("distance", None)
             data["needed"].setdefault("roll", None)
+        for cd in data.get("choices", []):
+            cd["needed"].setdefault("distance", None)
+            cd["needed"].setdefault("roll", None)
         return data
 
 

@@ -25,7 +25,7 @@ from .errors import ChargerefError, Problem, RequestError, ScenarioError
 from .ruling import Ruling, ruling_from_data
 from .scenario import AnyScenario, Scenario40k, ScenarioT9A, ScenarioWarmaster, scenario_from_data
 from .scenario.checks import charges_problems, request_problems
-from .scenario.limits import DEFAULT_LIMITS, Limits, check_values, count_problems
+from .scenario.limits import DEFAULT_LIMITS, Limits, count_problems
 from .scenario.loader import load_bytes, read_path
 from .systems import ChargeRequest, find_system
 
@@ -49,6 +49,7 @@ REQUEST_FIELDS = {
     "keep": "models held still",
     "step": "the fight step",
     "time_limit": "the time limit",
+    "stratagem": "the 40k edition-11 heroic intervention stratagem",
 }
 
 _EXTRAS = ("reaction", "reaction_dice", "casualties", "first_stand", "redirect", "redirect_dice")
@@ -76,10 +77,13 @@ def scenario_problems(scen: AnyScenario) -> list[Problem]:
     reference checks, then the declared charges (deduplicated, in order)."""
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for p in list(find_system(scen.system).problems(scen)) + charges_problems(scen):
+    for p in find_system(scen.system).problems(scen):
         if (p.field, p.message) not in seen:
             seen.add((p.field, p.message))
             out.append(p)
+    named = {f for f, _ in seen}
+    # the same charge field named by the system already says what is wrong with it
+    out += [p for p in charges_problems(scen) if p.field not in named]
     return out
 
 
@@ -91,8 +95,7 @@ def parse_scenario(doc: Any, *, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     problems = count_problems(doc, limits)
     if problems:
         raise ScenarioError(problems)
-    check_values(doc, "scenario", limits)
-    scen = scenario_from_data(doc)
+    scen = scenario_from_data(doc, limits=limits)
     problems = scenario_problems(scen)
     if problems:
         raise ScenarioError(problems)
@@ -125,14 +128,14 @@ def _limit(time_limit: float | None) -> float:
 
 def charge_request(scen: AnyScenario, charger: str, targets: Sequence[str], *, dice: Any = None, roll: Any = None,
                    seed: Any = None, reroll: str = "none", modifier: Any = 0, heroic_intervention: bool = False,
-                   **system_extras: Any) -> ChargeRequest:
+                   stratagem: str | None = None, **system_extras: Any) -> ChargeRequest:
     """Check a declared charge against the scenario and the rules' ranges and build the
     system's request. ``roll`` is the 2D6 result before modifiers; the modifier is added
     to it (a fixed roll of 7 with +1 is a total of 8)."""
     for k in system_extras:
         if k not in _EXTRAS:
             raise RequestError(Problem(k, f"unknown option (known: {', '.join(_EXTRAS)})"))
-    spec = {"charger": charger, "targets": list(targets), "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
+    spec = {"charger": charger, "targets": targets, "dice": dice, "roll": roll, "seed": seed, "reroll": reroll,
             "modifier": modifier, **system_extras}
     problems, clean = request_problems(scen, spec, prefix="", heroic=heroic_intervention)
     if problems:
@@ -143,6 +146,8 @@ def charge_request(scen: AnyScenario, charger: str, targets: Sequence[str], *, d
         extra["first_stand"] = clean["first_stand"]
     if heroic_intervention:
         extra["heroic_intervention"] = True
+    if stratagem is not None:
+        extra["stratagem"] = _stratagem(scen, stratagem)
     return ChargeRequest(
         charger=clean["charger"],
         targets=tuple(clean["targets"]),
@@ -184,12 +189,25 @@ def charge(doc: Any, charger: str, targets: Sequence[str], *, dice: Any = None, 
 
 
 def odds(doc: Any, charger: str, targets: Sequence[str], *, reroll: str = "none", modifier: Any = 0,
-         time_limit: float | None = None) -> dict[str, Any]:
+         time_limit: float | None = None, stratagem: str | None = None) -> dict[str, Any]:
     """The exact chance that the declared charge succeeds, identical to ``odds --json``."""
     from .dice import success_probability, table
 
     scen = _scenario(doc)
-    req = charge_request(scen, charger, targets, reroll=reroll, modifier=modifier)
+    req = charge_request(scen, charger, targets, reroll=reroll, modifier=modifier, stratagem=stratagem)
+    if _edition11(scen):
+        # edition 11 picks targets after the roll: the odds per target set
+        from .systems.w40k import ed11
+
+        with budget.time_limit(_limit(time_limit), "the least roll"):
+            data = ed11.odds(find_system("40k"), scen, req)  # type: ignore[arg-type]
+        data["table"] = {str(k): float(v) for k, v in table(req.modifier, req.reroll).items()}
+        if req.targets:
+            row = data["choices"][0] if data["choices"] else None
+            data["needed"] = row["needed"] if row else {"distance": None, "roll": None}
+            data["probability"] = row["probability"] if row else 0.0
+            data["probability_fraction"] = row["probability_fraction"] if row else "0/1"
+        return data
     with budget.time_limit(_limit(time_limit), "the least roll"):
         need = find_system(scen.system).needed(scen, req)
     if scen.system == "warmaster":
@@ -230,8 +248,10 @@ def phase(doc: Any, seed: Any = None, *, time_limit: float | None = None) -> dic
 
 
 def heroic_ruling(scen: AnyScenario, unit: str, *, against: str | None = None, dice: Any = None, roll: Any = None,
-                  seed: Any = None, time_limit: float | None = None) -> Ruling:
-    """40k heroic intervention: edition 9 a 3" move, edition 10 a charge against ``against``."""
+                  seed: Any = None, time_limit: float | None = None, stratagem: str | None = None) -> Ruling:
+    """40k heroic intervention: edition 9 a 3" move, edition 10 a charge against ``against``,
+    edition 11 a stratagem charge (``leap_to_defend``, the default, or ``into_the_fray``;
+    without ``against``: the choices after the roll)."""
     if scen.system != "40k":
         raise RequestError(Problem("system", "heroic interventions are a 40k rule"))
     _require_units(scen, {"unit": [unit], "against": [against] if against is not None else []})
@@ -239,6 +259,12 @@ def heroic_ruling(scen: AnyScenario, unit: str, *, against: str | None = None, d
     with budget.time_limit(_limit(time_limit), "the heroic intervention"):
         if scen.rules.edition == 9:  # type: ignore[union-attr]
             return sysm.heroic_intervention(scen, unit)  # type: ignore[attr-defined, no-any-return]
+        if _edition11(scen):
+            req = charge_request(scen, unit, (against,) if against else (), dice=dice, roll=roll, seed=seed,
+                                 heroic_intervention=True, stratagem=stratagem or "leap_to_defend")
+            return sysm.charge(scen, req)
+        if stratagem is not None:
+            raise RequestError(Problem("stratagem", "the heroic intervention stratagems are edition 11 rules"))
         if not against:
             raise RequestError(Problem("against", "edition 10: name the enemy unit that has just charged"))
         req = charge_request(scen, unit, (against,), dice=dice, roll=roll, seed=seed, heroic_intervention=True)
@@ -246,10 +272,10 @@ def heroic_ruling(scen: AnyScenario, unit: str, *, against: str | None = None, d
 
 
 def heroic(doc: Any, unit: str, *, against: str | None = None, dice: Any = None, roll: Any = None, seed: Any = None,
-           time_limit: float | None = None) -> dict[str, Any]:
+           time_limit: float | None = None, stratagem: str | None = None) -> dict[str, Any]:
     """The ruling JSON of a 40k heroic intervention (= ``heroic --json``)."""
     return heroic_ruling(_scenario(doc), unit, against=against, dice=dice, roll=roll, seed=seed,
-                         time_limit=time_limit).to_json_data()
+                         time_limit=time_limit, stratagem=stratagem).to_json_data()
 
 
 FIGHT_STEPS = ("pile_in", "consolidate", "both", "who")
@@ -328,6 +354,21 @@ def validate(doc: Any, ruling_doc: Any) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------- helpers
+
+
+def _edition11(scen: AnyScenario) -> bool:
+    return isinstance(scen, Scenario40k) and scen.rules.edition == 11
+
+
+def _stratagem(scen: AnyScenario, name: str) -> str:
+    """An edition-11 heroic intervention stratagem name, or a refusal naming ``stratagem``."""
+    from .systems.w40k.ed11 import STRATAGEMS
+
+    if not _edition11(scen):
+        raise RequestError(Problem("stratagem", "the heroic intervention stratagems are 40k edition 11 rules"))
+    if name not in STRATAGEMS:
+        raise RequestError(Problem("stratagem", f"unknown stratagem {str(name)[:40]!r} (known: {', '.join(STRATAGEMS)})"))
+    return name
 
 
 def _require_units(scen: AnyScenario, named: dict[str, list[str]]) -> None:

@@ -16,8 +16,8 @@ from ._common import EXIT_BUG, EXIT_REFUSED, guarded
 from ._text import summary
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate", "threat",
-                             "sweep")
+COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate",
+                             "bases", "import_tts", "threat", "sweep")
 
 
 class OneLineGroup(click.Group):
@@ -30,10 +30,15 @@ class OneLineGroup(click.Group):
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``chargeref``: the help
+                exc.show()
+                sys.exit(exc.exit_code)
             param = getattr(exc, "param", None)
             name = getattr(exc, "option_name", None) or (param.opts[0] if param is not None and param.opts else None)
-            msg = " ".join(exc.format_message().split())
-            click.echo(f"chargeref: {name}: {msg}" if name and name not in msg else f"chargeref: {msg}", err=True)
+            plain = isinstance(exc, click.BadParameter) and not isinstance(exc, click.MissingParameter)
+            raw = exc.message if plain and param is not None and exc.message else exc.format_message()
+            msg = " ".join(str(raw).split())
+            click.echo(f"chargeref: {name}: {msg}" if name else f"chargeref: {msg}", err=True)
             sys.exit(EXIT_REFUSED)
         except click.ClickException as exc:
             exc.show()

@@ -49,6 +49,7 @@ FIELD_OPTIONS = {
     "against": "--against",
     "keep": "--keep-token",
     "step": "--step",
+    "stratagem": "--stratagem",
     "time-limit": "--time-limit",
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ruling import Ruling
 from ..scenario import AnyScenario
 
@@ -10,6 +12,26 @@ def _fmt(x: float | None, unit: str) -> str:
     if x is None:
         return "-"
     return f'{x:.3f}"' if unit == "in" else f"{x:.2f} {unit}"
+
+
+def choices_lines(data: dict[str, Any], unit: str, title: str) -> list[str]:
+    """Edition 11: one line per target set (a ruling's or an odds answer's ``choices``)."""
+    lines = [title]
+    if data.get("reasons"):
+        lines.append("NOT ELIGIBLE")
+        lines += [f"  - {x['code']}: {x['message']}" for x in data["reasons"]]
+        return lines
+    rows = data.get("choices") or []
+    if not rows:
+        lines.append("  no enemy unit can be picked")
+    for c in rows:
+        n = c["needed"]
+        roll = f"roll {n['roll']}" if n.get("roll") is not None else "no roll"
+        gaps = ", ".join(f"{t} {_fmt(g, unit)}" for t, g in (c.get("gaps") or {}).items())
+        mark = "" if "allowed" not in c else ("  ALLOWED" if c["allowed"] else "  -")
+        p = f"  p={c['probability']:.4f} ({c['probability_fraction']})" if c.get("probability") is not None else ""
+        lines.append(f"  {' + '.join(c['targets']):<14} {roll:<8} move {_fmt(n.get('distance'), unit)}  gap {gaps}{p}{mark}")
+    return lines
 
 
 def summary(scen: AnyScenario, r: Ruling) -> str:
@@ -39,8 +61,9 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
         dice = " + ".join(str(x) for x in ro.dice) if ro.dice else "fixed"
         mod = f" {ro.modifier:+d}" if ro.modifier else ""
         rr = f" (re-rolled from {ro.rerolled_from})" if ro.rerolled_from else ""
-        lines.append(f"roll: {dice}{mod} = {ro.total}{rr}")
-    if r.eligible:
+        capped = " (capped)" if ro.dice and sum(ro.dice) + ro.modifier != ro.total else ""
+        lines.append(f"roll: {dice}{mod} = {ro.total}{capped}{rr}")
+    if r.eligible and r.choices is None:
         verdict = "SUCCESS" if r.success else "FAILED"
         moved = len(r.moves)
         contacts = sum(1 for m in r.moves if m.contacts)
@@ -73,6 +96,9 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
         )
     if len(r.moves) > 60:
         lines.append(f"  ... and {len(r.moves) - 60} more")
+    if r.choices is not None:
+        lines += choices_lines({"choices": r.to_json_data()["choices"]}, unit,
+                               f"choices for a roll of {r.roll.total if r.roll else '-'} (targets are picked after the roll):")
     for reason in r.reasons:
         who = f" [{', '.join(reason.models)}]" if reason.models else ""
         lines.append(f"  - {reason.code}: {reason.message}{who}")

@@ -15,7 +15,7 @@ from ._common import (
     read_scenario,
     time_limit_option,
 )
-from ._text import _fmt
+from ._text import _fmt, choices_lines
 
 
 @click.command("odds")
@@ -24,17 +24,23 @@ from ._text import _fmt
 @click.option("--target", "targets", multiple=True, help="id of a target unit (repeat for several)")
 @click.option("--reroll", type=click.Choice(["none", "failed", "one_die"]), default="none", show_default=True)
 @click.option("--modifier", type=int, default=0, show_default=True, help=MODIFIER_HELP)
+@click.option("--stratagem", type=click.Choice(["leap_to_defend", "into_the_fray"]), default=None,
+              help="40k edition 11: the odds of a heroic intervention stratagem charge")
 @click.option("--json", "as_json", is_flag=True, help="print the answer as JSON")
 @time_limit_option
 @max_bytes_option
 @guarded
-def command(scenario: str, charger: str, targets: tuple[str, ...], reroll: str, modifier: int, as_json: bool,
-            time_limit: float, max_bytes: int | None) -> None:
+def command(scenario: str, charger: str, targets: tuple[str, ...], reroll: str, modifier: int, stratagem: str | None,
+            as_json: bool, time_limit: float, max_bytes: int | None) -> None:
     """Exact probability that the charge succeeds."""
     scen = read_scenario(scenario, limits_for(max_bytes))
-    data = service.odds(scen, charger, targets, reroll=reroll, modifier=modifier, time_limit=time_limit)
+    data = service.odds(scen, charger, targets, reroll=reroll, modifier=modifier, time_limit=time_limit,
+                        stratagem=stratagem)
     if as_json:
         click.echo(json.dumps(data, indent=2))
+        return
+    if "choices" in data:  # edition 11: per target set
+        click.echo("\n".join(choices_lines(data, scen.unit, f"{charger}: odds per target set (edition 11)")))
         return
     n = data["needed"]
     if n.get("roll") is None and scen.system != "warmaster":

@@ -301,7 +301,10 @@ def ellipse_point_signed_distance(a: float, b: float, loc: np.ndarray) -> np.nda
 def _eberly(e0: float, e1: float, y0: float, y1: float) -> tuple[float, bool]:
     """Distance from (y0, y1) (first quadrant) to ellipse with e0 >= e1 > 0."""
     inside = (y0 / e0) ** 2 + (y1 / e1) ** 2 < 1.0
-    if y1 > 0:
+    # A point within 1e-12 of the major axis is on it: the root bracket below starts at
+    # z1 - 1, and a z1 that rounds away leaves s + 1 == 0 (a division by zero). Moving
+    # the point by at most 1e-12 * e1 changes the distance by no more than that.
+    if y1 > e1 * 1e-12:
         if y0 > 0:
             z0, z1 = y0 / e0, y1 / e1
             g = z0 * z0 + z1 * z1 - 1.0

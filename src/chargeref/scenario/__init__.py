@@ -14,7 +14,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from ..errors import Problem, ScenarioError
 from .common import MM_PER_UNIT, Base, Board, ChargeSpec
-from .limits import check_values
+from .limits import DEFAULT_LIMITS, Limits, check_values
 from .t9a import ScenarioT9A, UnitT9A
 from .w40k import Model40k, Scenario40k, Unit40k
 from .warmaster import ScenarioWarmaster, UnitWarmaster
@@ -86,14 +86,14 @@ def parse_text(text: str | bytes, source: str = "scenario") -> Any:
     return load_bytes(text.encode("utf-8") if isinstance(text, str) else text, source=source)
 
 
-def scenario_from_data(data: Any) -> AnyScenario:
+def scenario_from_data(data: Any, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     if not isinstance(data, dict):
         raise ScenarioError(Problem("scenario", "the document must be a mapping with format, system, board and units"))
     if data.get("format") != "chargeref/1":
         raise ScenarioError(Problem("format", f"must be 'chargeref/1' (got {data.get('format')!r})"))
     if data.get("system") not in SYSTEMS:
         raise ScenarioError(Problem("system", f"unknown system {data.get('system')!r} (known: 40k, t9a, warmaster)"))
-    check_values(data, "scenario")
+    check_values(data, "scenario", limits)
     try:
         return _ADAPTER.validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as err:

@@ -103,10 +103,19 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
 
     charger = unit_ref("charger", spec.get("charger"))
     clean["charger"] = spec.get("charger")
-    targets = list(spec.get("targets") or [])
+    raw_targets = spec.get("targets")
+    if isinstance(raw_targets, str):
+        raw_targets = [raw_targets]
+    if raw_targets is None:
+        raw_targets = []
+    if not isinstance(raw_targets, (list, tuple)) or len(raw_targets) > 100:
+        probs.append(Problem(f("target"), "expected a list of unit ids"))
+        raw_targets = []
+    targets = list(raw_targets)
     clean["targets"] = targets
     for t in targets:
         unit_ref("target", t)
+    targets = [t for t in targets if isinstance(t, str)]
     if len(set(targets)) != len(targets):
         probs.append(Problem(f("target"), "a target is named twice"))
     if charger is not None and charger in targets:
@@ -161,7 +170,7 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
             clean["seed"] = None
 
     reroll = spec.get("reroll", "none") or "none"
-    if reroll not in REROLLS:
+    if not isinstance(reroll, str) or reroll not in REROLLS:
         probs.append(Problem(f("reroll"), f"unknown re-roll {str(reroll)[:40]!r} (known: {', '.join(REROLLS)})"))
     elif reroll != "none" and system == "warmaster":
         probs.append(Problem(f("reroll"), "Warmaster charges have no charge roll to re-roll"))
@@ -173,7 +182,7 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
     probs += p
     if reaction is not None and system != "t9a":
         probs.append(Problem(f("reaction"), "charge reactions are a T9A rule"))
-    elif reaction is not None and reaction not in REACTIONS:
+    elif reaction is not None and (not isinstance(reaction, str) or reaction not in REACTIONS):
         probs.append(Problem(f("reaction"), f"unknown reaction {str(reaction)[:40]!r} (known: {', '.join(REACTIONS)})"))
     if rdice is not None:
         if system != "t9a" or reaction != "flee":
@@ -188,7 +197,9 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
     # T9A redirect: another unit to charge if the target flees; a 2D6 Discipline test
     redirect = spec.get("redirect")
     if redirect is not None:
-        if system != "t9a":
+        if not isinstance(redirect, str):
+            probs.append(Problem(f("redirect"), "expected a unit id"))
+        elif system != "t9a":
             probs.append(Problem(f("redirect"), "redirecting a charge is a T9A rule"))
         elif unit_ref("redirect", redirect) is not None and redirect == charger:
             probs.append(Problem(f("redirect"), f"{charger} cannot redirect its charge onto itself"))
@@ -202,7 +213,13 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
     clean["redirect"] = redirect
     clean["redirect_dice"] = rrd
 
-    casualties = list(spec.get("casualties") or [])
+    raw_cas = spec.get("casualties") or []
+    if isinstance(raw_cas, str):
+        raw_cas = [raw_cas]
+    if not isinstance(raw_cas, (list, tuple)) or not all(isinstance(c, str) for c in raw_cas):
+        probs.append(Problem(f("casualties"), "expected a list of model ids"))
+        raw_cas = []
+    casualties = list(raw_cas)
     if casualties:
         if system != "40k":
             probs.append(Problem(f("casualties"), "overwatch casualties are a 40k rule"))
@@ -214,6 +231,9 @@ def request_problems(scen: Any, spec: dict[str, Any], *, prefix: str = "",
     clean["casualties"] = casualties
 
     fs = spec.get("first_stand")
+    if fs is not None and not isinstance(fs, str):
+        probs.append(Problem(f("first_stand"), "expected a stand id"))
+        fs = None
     if fs is not None and system != "warmaster":
         probs.append(Problem(f("first_stand"), "choosing the first stand is a Warmaster (Revolution) rule"))
     clean["first_stand"] = fs

@@ -10,7 +10,7 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 #: Sizes beyond these are refused as absurd (scenario units / millimetres).
 MAX_BOARD = 2000.0
@@ -38,17 +38,27 @@ class Board(Strict):
 # --------------------------------------------------------------------------- bases
 
 _ROUND_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*mm\s*(?:round)?\s*$", re.I)
+_SHAPES = ("round", "oval", "rect", "hull")
 _PAIR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*(oval|rect)?\s*$", re.I)
 
 
 class Base(Strict):
-    """A base: exactly one of round, oval, rect or hull. Short strings are accepted:
-    ``"32mm"``, ``"60x35.5mm oval"``, ``"25x50mm"`` (a rectangle, W x D)."""
+    """A base: exactly one of round, oval, rect or hull (millimetres; a hull is in
+    scenario units). Short strings are accepted: ``"32mm"``, ``"60x35.5mm oval"``,
+    ``"25x50mm"`` (a rectangle, W x D), or a model name from the base catalogue.
+
+    ``{catalogue: NAME}`` (or the bare name as a string) takes the base of that model
+    from the shipped catalogue; the validated base keeps both the resolved shape and the
+    catalogue's name for the model, so a written scenario (a ruling's ``after``) loads
+    again without the catalogue. When a shape is given beside a name, the shape is the
+    base and the name is only a label."""
 
     round: Annotated[float, Field(gt=0, le=MAX_BASE_MM)] | None = None
     oval: tuple[Annotated[float, Field(gt=0, le=MAX_BASE_MM)], Annotated[float, Field(gt=0, le=MAX_BASE_MM)]] | None = None
     rect: tuple[Annotated[float, Field(gt=0, le=MAX_BASE_MM)], Annotated[float, Field(gt=0, le=MAX_BASE_MM)]] | None = None
     hull: list[Point2] | None = None
+    #: the base catalogue's name of the model (declared last: its check reads the shapes)
+    catalogue: Annotated[str, Field(min_length=1, max_length=200)] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -63,12 +73,39 @@ class Base(Strict):
             if m:
                 a, b, kind = float(m.group(1)), float(m.group(2)), (m.group(3) or "rect").lower()
                 return {kind: [a, b]}
-            raise ValueError(f"cannot read base {v!r}: use '32mm', '60x35.5mm oval' or '25x50mm'")
+            if re.search(r"\d\s*mm", v, re.I):
+                raise ValueError(f"cannot read base {v!r}: use '32mm', '60x35.5mm oval' or '25x50mm'")
+            v = {"catalogue": v}
+        if isinstance(v, dict) and isinstance(v.get("catalogue"), str) and not any(
+            v.get(k) is not None for k in _SHAPES
+        ):
+            from ..catalogue import lookup
+
+            entry = lookup(v["catalogue"])
+            shape = entry.base_data() if entry is not None else None
+            if entry is not None and shape is not None:
+                return {**v, **shape, "catalogue": entry.name}
+            # an unknown name or a model without a base: the field check says which
         return v
+
+    @field_validator("catalogue")
+    @classmethod
+    def _catalogue_name(cls, name: str | None, info: ValidationInfo) -> str | None:
+        if name is None or any(info.data.get(k) is not None for k in _SHAPES):
+            return name
+        from ..catalogue import lookup, unknown_message
+
+        entry = lookup(name)
+        if entry is None:
+            raise ValueError(unknown_message(name))
+        raise ValueError(
+            f"{entry.name} has no base (the catalogue lists it as a hull): give its outline "
+            "as base: {hull: [[x, y], ...]} in scenario units around the model centre"
+        )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Base:
-        given = [k for k in ("round", "oval", "rect", "hull") if getattr(self, k) is not None]
+        given = [k for k in _SHAPES if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of round, oval, rect or hull")
         if self.hull is not None:
@@ -118,10 +155,22 @@ def _polygon_ok(pts: list[Point2], what: str) -> list[Point2]:
     return pts
 
 
+def _segments_ok(pts: list[Point2], what: str) -> list[Point2]:
+    """A wall is a chain of segments: each must have a length (two equal points in a
+    row make a wall of zero length, which no rule can measure against)."""
+    for k in range(len(pts) - 1):
+        (x0, y0), (x1, y1) = pts[k], pts[k + 1]
+        if math.hypot(x1 - x0, y1 - y0) <= 1e-9:
+            raise ValueError(f"{what} segment {k} has zero length (points {k} and {k + 1} are the same)")
+    return pts
+
+
 class WallSpec(Strict):
     points: list[Point2] = Field(min_length=2)
     height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 5.0
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+    _s = field_validator("points")(lambda v: _segments_ok(v, "wall"))
 
 
 class FloorSpec(Strict):
@@ -149,6 +198,8 @@ class Wall(Strict):
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
     climbable: bool = True
 
+    _s = field_validator("points")(lambda v: _segments_ok(v, "wall"))
+
 
 class Barricade(Strict):
     type: Literal["barricade"]
@@ -156,6 +207,8 @@ class Barricade(Strict):
     points: list[Point2] = Field(min_length=2)
     height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 1.0
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
+
+    _s = field_validator("points")(lambda v: _segments_ok(v, "barricade"))
 
 
 class Obstacle(Strict):

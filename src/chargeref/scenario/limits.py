@@ -79,7 +79,7 @@ def _render(path: tuple[Any, ...] | None) -> str:
     parts: list[str] = []
     while path is not None:
         path, label, index = path
-        parts.append(f"[{label}]" if index else label)
+        parts.append(f"[{_label(label, index - 1)}]" if index else label)
     out = ""
     for p in reversed(parts):
         out += p if p.startswith("[") or not out else "." + p
@@ -94,44 +94,67 @@ def _label(item: Any, i: int) -> str:
     return str(i)
 
 
+def _leaf_problem(value: Any, where: str, limits: Limits) -> Problem | None:
+    """What is wrong with one scalar value (None: nothing)."""
+    t = type(value)
+    if t is str or t is bool or value is None:
+        return None
+    if t is float or isinstance(value, float):
+        if not math.isfinite(value):
+            return Problem(where, f"{value} is not a finite number")
+        if abs(value) > limits.max_abs_float:
+            return Problem(where, f"{value:g} is too large (at most {limits.max_abs_float:g} in size)")
+        return None
+    if t is int or isinstance(value, int):
+        if abs(value) > limits.max_abs_int:
+            return Problem(where, f"whole number too large (at most {limits.max_abs_int} in size)")
+        return None
+    if isinstance(value, str):
+        return None
+    # YAML can build dates, bytes and sets; no chargeref document holds them
+    return Problem(where, f"unsupported value of type {type(value).__name__}")
+
+
 def check_values(doc: Any, source: str = "scenario", limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse a document that is too deep or too big, or holds a number that is not
-    finite or not of sane magnitude, naming the field. Iterative; at most
-    ``limits.max_nodes`` values are visited."""
+    finite or not of sane magnitude, naming the field. Iterative (a stack of
+    containers; scalars are checked in place); at most ``limits.max_nodes`` values
+    are visited."""
+    if not isinstance(doc, (dict, list)):
+        p = _leaf_problem(doc, source, limits)
+        if p:
+            raise ScenarioError(p)
+        return
     stack: list[tuple[Any, Any, int]] = [(doc, None, 0)]
-    seen = 0
+    seen = 1
+    max_float, max_int = limits.max_abs_float, limits.max_abs_int
     while stack:
         value, path, depth = stack.pop()
-        seen += 1
+        if depth >= limits.max_depth:
+            raise ScenarioError(Problem(_render(path) or source, f"nested more than {limits.max_depth} levels deep"))
+        seen += len(value)
         if seen > limits.max_nodes:
             raise ScenarioError(Problem(source, f"more than {limits.max_nodes} values (with aliases expanded); "
                                                 "raise CHARGEREF_MAX_NODES for bigger documents"))
-        if isinstance(value, bool) or value is None or isinstance(value, str):
-            continue
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise ScenarioError(Problem(_render(path) or source, f"{value} is not a finite number"))
-            if abs(value) > limits.max_abs_float:
-                raise ScenarioError(Problem(_render(path) or source, f"{value:g} is too large (at most {limits.max_abs_float:g} in size)"))
-            continue
-        if isinstance(value, int):
-            if abs(value) > limits.max_abs_int:
-                raise ScenarioError(Problem(_render(path) or source, f"whole number too large (at most {limits.max_abs_int} in size)"))
-            continue
-        if isinstance(value, (dict, list)):
-            if depth >= limits.max_depth:
-                raise ScenarioError(Problem(_render(path) or source, f"nested more than {limits.max_depth} levels deep"))
-            if isinstance(value, dict):
-                for k, v in value.items():
-                    if not isinstance(k, str):
-                        raise ScenarioError(Problem(_render(path) or source, f"key {str(k)[:40]!r} is not text"))
-                    stack.append((v, (path, k, False), depth + 1))
-            else:
-                for i, v in enumerate(value):
-                    stack.append((v, (path, _label(v, i), True), depth + 1))
-            continue
-        # YAML can build dates, bytes and sets; no chargeref document holds them
-        raise ScenarioError(Problem(_render(path) or source, f"unsupported value of type {type(value).__name__}"))
+        is_dict = type(value) is dict or isinstance(value, dict)
+        items = value.items() if is_dict else enumerate(value)
+        for k, v in items:
+            if is_dict and type(k) is not str:
+                raise ScenarioError(Problem(_render(path) or source, f"key {str(k)[:40]!r} is not text"))
+            t = type(v)
+            if t is str or t is bool or v is None:
+                continue
+            if t is float and -max_float <= v <= max_float:  # NaN fails both comparisons
+                continue
+            if t is int and -max_int <= v <= max_int:
+                continue
+            child = (path, k, 0) if is_dict else (path, v, k + 1)
+            if t is dict or t is list or isinstance(v, (dict, list)):
+                stack.append((v, child, depth + 1))
+                continue
+            p = _leaf_problem(v, _render(child) or source, limits)
+            if p:
+                raise ScenarioError(p)
 
 
 def _items(x: Any) -> list[Any]:

@@ -18,8 +18,11 @@ the document (and the key or line where it can):
 from __future__ import annotations
 
 import codecs
+import gc
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +94,23 @@ def json_depth(text: str) -> int:
     return int(np.cumsum(step).max(initial=0))
 
 
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Parsing builds many small containers; the cycle collector, run again and again
+    over them, would make a large document cost far more than its size."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _json(text: str, source: str, limits: Limits) -> Any:
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -100,20 +120,17 @@ def _json(text: str, source: str, limits: Limits) -> Any:
             out[k] = v
         return out
 
-    def whole(s: str) -> int:
-        if len(s.lstrip("-")) > limits.max_int_digits:
-            raise ScenarioError(Problem(source, f"a whole number with {len(s.lstrip('-'))} digits (at most {limits.max_int_digits})"))
-        return int(s)
-
     def const(s: str) -> Any:
         raise ScenarioError(Problem(source, f"{s} is not a finite number"))
 
-    def real(s: str) -> float:
-        if len(s) > 400:
-            raise ScenarioError(Problem(source, f"a number written with {len(s)} characters"))
-        return float(s)
-
-    return json.loads(text, object_pairs_hook=pairs, parse_int=whole, parse_constant=const, parse_float=real)
+    # whole numbers too long for Python are refused below; long ones it can read, and
+    # floats that overflow to infinity, are refused by check_values
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=const)
+    except (ScenarioError, json.JSONDecodeError):
+        raise
+    except ValueError as exc:  # Python's own limit on the digits of a whole number
+        raise ScenarioError(Problem(source, f"a whole number with too many digits ({one_line(exc)[:80]})")) from None
 
 
 # ----------------------------------------------------------------------- YAML
@@ -196,16 +213,18 @@ def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
 
 
 def _yaml(text: str, source: str, limits: Limits) -> Any:
-    loader = _guarded_loader(limits, source)(text)
+    loader = None
     try:
+        loader = _guarded_loader(limits, source)(text)
         return loader.get_single_data()
     except (ComposerError, ConstructorError, yaml.YAMLError) as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        what = getattr(exc, "problem", None) or "not valid YAML"
+        what = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "not valid YAML"
         raise ScenarioError(Problem(source, f"neither valid JSON nor YAML{where}: {what}")) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 # ----------------------------------------------------------------------- entry
@@ -216,8 +235,16 @@ def load_bytes(data: bytes, *, source: str = "scenario", limits: Limits = DEFAUL
     if len(data) > limits.max_bytes:
         raise ScenarioError(Problem(source, f"larger than {limits.max_bytes} bytes (raise it with --max-bytes or CHARGEREF_MAX_BYTES)"))
     text = decode(data, source)
+    if "\x00" in text:
+        hint = " (UTF-16 without a byte-order mark? save it as UTF-8)" if data[:2].count(0) == 1 else ""
+        raise ScenarioError(Problem(source, f"the text holds NUL characters{hint}"))
     if not text.strip():
         raise ScenarioError(Problem(source, "the document is empty"))
+    with _gc_paused():
+        return _parse(text, source, limits)
+
+
+def _parse(text: str, source: str, limits: Limits) -> Any:
     lead = text.lstrip()[:1]
     doc: Any
     if lead in "[{":

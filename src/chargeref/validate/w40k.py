@@ -74,9 +74,9 @@ HI_MOVE = 3.0
 HI_REACH_H = 3.0
 HI_REACH_V = 5.0
 #: Climb threshold: terrain up to this height is ignored (by edition).
-CLIMB_FREE = {9: 1.0, 10: 2.0}
+CLIMB_FREE = {9: 1.0, 10: 2.0, 11: 2.0}
 #: Models in a unit from which each model needs two coherency neighbours (by edition).
-TWO_NEIGHBOURS_FROM = {9: 6, 10: 7}
+TWO_NEIGHBOURS_FROM = {9: 6, 10: 7, 11: math.inf}  # 11: never (one neighbour, any size)
 #: Angular step (degrees) of the ring of base-contact spots searched around a target.
 RING_STEP_DEG = 1.0
 
@@ -215,6 +215,11 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
         from .w40k_fight import validate_fight_move
 
         return validate_fight_move(before, ruling)
+    if before.rules.edition == 11:
+        # edition 11 has its own numbers and duties (validate/w40k_ed11.py)
+        from .w40k_ed11 import validate as validate_ed11
+
+        return validate_ed11(before, ruling)
     ctx, problems = _build(before, ruling)
     if ctx is None:
         return problems
@@ -930,6 +935,10 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
 def coherency_problems(models: Sequence[Placed], edition: int, inch_: float) -> list[Violation]:
     """Coherency of a set of models: one connected group, each model with enough
     neighbours within 2" horizontally and 5" vertically."""
+    if edition == 11:  # one neighbour and a 9" spread (validate/w40k_ed11.py)
+        from .w40k_ed11 import coherency_problems as coherency_ed11
+
+        return coherency_ed11(models, inch_)
     n = len(models)
     if n <= 1:
         return []

@@ -49,6 +49,7 @@ from ..geometry.bases import base_footprint
 from ..geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint, signed_distance
 from ..ruling import Ruling
 from ..scenario import Scenario40k
+from ..systems.w40k.editions import edition as _edition
 from . import Violation
 from .w40k import (
     ER_H,
@@ -72,6 +73,9 @@ from .w40k import (
     coherency_problems,
     path_cost,
 )
+
+#: edition 11 engagement range (the editions table)
+ER_H_ED11 = _edition(11).er
 
 #: Pile-in and consolidation: the most a model may move (inches).
 FIGHT_MOVE = 3.0
@@ -187,6 +191,12 @@ def segment_through(a: np.ndarray, b: np.ndarray, V: np.ndarray) -> bool:
     return max(float(n @ mid) - h for n, h in zip(normals, offs, strict=True)) < -1e-12
 
 
+def _er_h(ctx: Ctx) -> float:
+    """Horizontal engagement range: 1", or 2" in edition 11 (rules-notes §1.13; pile in
+    and consolidation otherwise as in edition 10, UNVERIFIED there)."""
+    return (ER_H_ED11 if ctx.edition == 11 else ER_H) * ctx.inch
+
+
 def _feature_between(ctx: Ctx, a: Placed, b: Placed, kind: str) -> bool:
     """Within 2" horizontally and 5" vertically, and the segment joining the two bases'
     closest points runs through a feature of this kind."""
@@ -226,7 +236,7 @@ class State:
         return [p for u, ps in self.members.items() if self.player[u] != me for p in ps]
 
     def in_er(self, a: Placed, b: Placed) -> bool:
-        return _within(a, b, ER_H * self.ctx.inch, ER_V * self.ctx.inch)
+        return _within(a, b, _er_h(self.ctx), ER_V * self.ctx.inch)
 
     def token_link(self, a: Placed, b: Placed) -> bool:
         """WTC walls: a token model and a model of a unit its unit charged, within 2"
@@ -313,7 +323,7 @@ def check_fight_closer(ctx: Ctx) -> list[Violation]:
 
 def check_fight_engaged(ctx: Ctx) -> list[Violation]:
     """Edition 10: a unit whose models move ends engaged with an enemy unit."""
-    if ctx.edition != 10 or not any(_moved(ctx, m) for m in ctx.moves):
+    if ctx.edition not in (10, 11) or not any(_moved(ctx, m) for m in ctx.moves):
         return []
     if State(ctx, True).engaged(ctx.charger.id):
         return []
@@ -392,7 +402,7 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     m = s.model
     base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
     budget = FIGHT_MOVE * ctx.inch
-    er_h, er_v = ER_H * ctx.inch, ER_V * ctx.inch
+    er_h, er_v = _er_h(ctx), ER_V * ctx.inch
     st = State(ctx, True)
     foes_start = State(ctx, False).enemies_of(s.unit)
     if not foes_start:

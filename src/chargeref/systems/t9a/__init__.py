@@ -6,13 +6,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ...budget import check as budget_check
 from ...errors import Problem, RequestError
+from ...geometry.broad import box_pairs, points_bounds
 from ...geometry.shapes import TOL
 from ...ruling import Needed, Ruling
 from ..base import ChargeRequest, PhaseResult
 from .geom import gap
 from .resolve import run_charge, run_needed, run_phase
 from .world import World
+
+
+def _bounds(sh: Any) -> np.ndarray:
+    """The box around a T9A shape (a polygon, or a capsule/disc)."""
+    if sh.V is not None:
+        return points_bounds(sh.V)
+    return points_bounds(np.stack([sh.a, sh.b]), pad=sh.r)
 
 
 class T9ASystem:
@@ -45,10 +56,14 @@ class T9ASystem:
                 if gap(b.shape(), sh) < -TOL:
                     out.append(Problem(f"units[{b.id}].formation.front", f"the unit stands inside impassable terrain {tid}"))
                     break
-        for i, a in enumerate(blocks):
-            for b in blocks[i + 1:]:
-                if gap(a.shape(), b.shape()) < -TOL:
-                    out.append(Problem(f"units[{b.id}].formation.front", f"the unit overlaps unit {a.id}"))
+        # a spatial index proposes the units close enough to touch (not all pairs);
+        # the exact gap decides
+        bounds = np.array([_bounds(b.shape()) for b in blocks]).reshape(-1, 4)
+        for i, j in box_pairs(bounds):
+            budget_check()
+            a, b = blocks[i], blocks[j]
+            if gap(a.shape(), b.shape()) < -TOL:
+                out.append(Problem(f"units[{b.id}].formation.front", f"the unit overlaps unit {a.id}"))
         for k, c in enumerate(scen.charges):
             where = f"charges[{k}]"
             if c.charger not in w.blocks:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import check as budget_check
 from ...dice import apply_reroll
 from ...errors import Problem, RequestError
 from ...geometry.shapes import TOL
@@ -559,6 +560,7 @@ class Phase:
                 order.append(d.target)
             groups[d.target].append(d)
         for t in order:
+            budget_check()
             self._move_group(t, groups[t])
         self.log.append({"event": "move_order", "targets": order})
 
@@ -891,6 +893,7 @@ def run_charge(scen: Any, req: ChargeRequest) -> Ruling:
 def run_phase(scen: Any, seed: int | None) -> PhaseResult:
     ph = Phase(scen, seed, clear_charges=True)
     for e in scen.charges:
+        budget_check()
         ph.declare(Spec.from_entry(e))
     ph.move_all()
     ph.ineligible_rulings()

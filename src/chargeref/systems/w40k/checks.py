@@ -63,22 +63,33 @@ def scenario_problems(scen: Scenario40k) -> list[Problem]:
         miny = -max(x[3] for x in xs)
         if minx < -TOL or miny < -TOL or maxx > W + TOL or maxy > D + TOL:
             probs.append(Problem(where[m.id] + ".at", f"the base is off the board ({W:g} x {D:g})"))
-    # overlapping bases (same level)
+    # overlapping bases (same level) and bases inside terrain. A spatial index of the
+    # bases' bounding boxes finds the few pairs close enough to touch (all pairs would
+    # be quadratic); each candidate is then decided by the exact signed distance.
     ms = w.models
-    for i in range(len(ms)):
-        a = ms[i]
-        for j in range(i + 1, len(ms)):
-            b = ms[j]
+    blockers = w.end_blockers()
+    if ms:
+        import math
+
+        import numpy as np
+
+        from ...budget import check as budget_check
+        from ...geometry.broad import box_hits, box_pairs, disc_bounds
+
+        bounds = disc_bounds(np.array([m.xy for m in ms]), np.array([m.fp.radius for m in ms]))
+        for i, j in box_pairs(bounds):
+            budget_check()
+            a, b = ms[i], ms[j]
             if abs(a.z - b.z) > 1e-9:
                 continue
-            import numpy as np
-
-            if float(np.linalg.norm(a.xy - b.xy)) > a.fp.radius + b.fp.radius:
+            if math.hypot(a.xy[0] - b.xy[0], a.xy[1] - b.xy[1]) > a.fp.radius + b.fp.radius:
                 continue
             if sd_many(a.fp, a.xy[None], b.fp)[0] < -TOL:
                 probs.append(Problem(where[a.id] + ".at", f"the base overlaps model {b.id}"))
-    for m in w.models:
-        for f in w.end_blockers():
+        fb = disc_bounds(np.array([f.fp.center for f in blockers]), np.array([f.fp.radius for f in blockers]))
+        for i, k in box_hits(bounds, fb):
+            budget_check()
+            m, f = ms[i], blockers[k]
             if sd_many(m.fp, m.xy[None], f.fp)[0] < -TOL:
                 kind = {"ruin_wall": "a ruin wall", "wall": "a wall", "barricade": "a barricade", "impassable": "impassable terrain", "obstacle": "an obstacle"}[f.type]
                 probs.append(Problem(where[m.id] + ".at", f"the base is inside {kind} ({f.ruin or f.id})"))

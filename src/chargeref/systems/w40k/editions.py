@@ -64,6 +64,12 @@ class Edition:
     wtc_default: bool
     #: rows taken from memory or a digest and still to be confirmed at the source
     unverified: tuple[str, ...] = ()
+    #: edition 11 heroic intervention stratagems: the command points of Leap to Defend,
+    #: the points Into the Fray adds, Into the Fray's reach and the most its roll counts
+    heroic_cp: int | None = None
+    into_the_fray_extra_cp: int | None = None
+    into_the_fray_range: float | None = None
+    into_the_fray_cap: int | None = None
 
     def needs_two(self, n_models: int) -> bool:
         return self.two_neighbours_from is not None and n_models >= self.two_neighbours_from
@@ -98,6 +104,7 @@ EDITIONS: dict[int, Edition] = {
         wtc_default=False,
         # rules-notes §1.13 marks these as still to be checked against the core rules
         unverified=("pile_in",),
+        heroic_cp=1, into_the_fray_extra_cp=1, into_the_fray_range=6.0, into_the_fray_cap=6,
     ),
 }
 

@@ -35,7 +35,8 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
     inch = r.inch
     if r.edition != 9:
         raise RequestError(
-            Problem("unit", "in edition 10 a heroic intervention is a charge: use `chargeref heroic --against UNIT` with dice")
+            Problem("unit", "in editions 10 and 11 a heroic intervention is a charge: use `chargeref heroic --against UNIT` "
+                    "(edition 11: with --stratagem leap_to_defend | into_the_fray) and dice")
         )
     reasons: list[Reason] = []
     models = w.unit_models[unit]

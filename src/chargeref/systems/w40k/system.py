@@ -226,6 +226,10 @@ class W40k:
         return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
 
     def needed(self, scen: Scenario40k, req: ChargeRequest) -> Needed:
+        if scen.rules.edition == 11:  # targets picked after the roll (ed11.py)
+            from . import ed11
+
+            return ed11.needed(self, scen, req)
         world = build_world(scen)
         self._require(world, req)
         if self.eligibility(world, req.charger, list(req.targets)):
@@ -245,6 +249,10 @@ class W40k:
 
     # ---------------------------------------------------------------- charge
     def charge(self, scen: Scenario40k, req: ChargeRequest) -> Ruling:
+        if scen.rules.edition == 11:  # declare, roll, then pick targets (ed11.py)
+            from . import ed11
+
+            return ed11.charge(self, scen, req)
         world = build_world(scen)
         self._require(world, req)
         heroic = bool(req.extra.get("heroic_intervention"))

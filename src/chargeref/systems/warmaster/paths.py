@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...budget import check as budget_check
 from ...geometry.shapes import TOL
 from .geom import Packed, Poly, inflate_corners, rect
 
@@ -197,6 +198,7 @@ def _search(graph: _Graph, cap: float, stand: tuple[float, float, float, float] 
     done = np.zeros(n, dtype=bool)
     heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
     while heap:
+        budget_check()
         _, u = heapq.heappop(heap)
         if done[u]:
             continue

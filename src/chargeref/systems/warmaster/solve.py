@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import shapely
 
+from ...budget import check as budget_check
 from ...geometry.shapes import TOL
 from .geom import (
     Packed,
@@ -696,6 +697,7 @@ class Charge:
     def place_rest(self) -> tuple[bool, str | None, list[str]]:
         left = [s for s in self.cstands if s is not self.placed[0].stand]
         while left:
+            budget_check()
             best: tuple[tuple[Any, ...], Placed] | None = None
             saw_free = False
             seen: set[tuple[str, float, float, float]] = set()

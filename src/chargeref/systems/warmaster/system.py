@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import check as budget_check
 from ...errors import Problem, RequestError, ScenarioError
+from ...geometry.broad import box_pairs, points_bounds
 from ...geometry.shapes import TOL
 from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
@@ -68,14 +70,19 @@ class Warmaster:
             if off:
                 out.append(Problem(where, "the stand is (partly) off the board"))
         solid = [s for s in world.stands if not s.is_character]
-        for i, a in enumerate(solid):
-            for b in solid[i + 1:]:
-                if not overlaps(a.poly, b.poly):
-                    continue
-                g = sd(a.poly, b.poly)
-                if g < -TOL:
-                    out.append(Problem(f"units[{a.unit}].stands[{a.sid}]",
-                                       f"overlaps stand {b.sid} of unit {b.unit} by {-g:.4g}"))
+        # a spatial index proposes the stands close enough to touch (not all pairs);
+        # the exact polygon distance decides
+        bounds = np.array([points_bounds(a.poly) for a in solid]).reshape(-1, 4)
+        for i, j in box_pairs(bounds):
+            budget_check()
+            a, b = solid[i], solid[j]
+            if not overlaps(a.poly, b.poly):
+                continue
+            g = sd(a.poly, b.poly)
+            if g < -TOL:
+                out.append(Problem(f"units[{a.unit}].stands[{a.sid}]",
+                                   f"overlaps stand {b.sid} of unit {b.unit} by {-g:.4g}"))
+        for a in solid:
             for t in world.terrain:
                 if not t.blocks_move(a.kind):
                     continue
@@ -314,6 +321,7 @@ class Warmaster:
         cur = scen
         rng = random.Random(seed)
         for spec in scen.charges:
+            budget_check()
             s = None if seed is None else rng.randrange(2**31)
             req = ChargeRequest.from_spec(spec, s)
             ruling = self.charge(cur, req)

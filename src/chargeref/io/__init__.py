@@ -1,0 +1,1 @@
+"""Reading other programs' files into chargeref scenarios (Tabletop Simulator saves)."""

@@ -1,0 +1,453 @@
+"""Independent checker for edition-11 40k charges (rules-notes §1.13).
+
+Edition 11 changes the numbers and some duties of a charge; the rest (the scenario
+after the move, facings, where bases may end, path costs over terrain) is checked by
+the edition-independent checks of :mod:`chargeref.validate.w40k`. What this module
+writes again for edition 11:
+
+* engagement range 2" horizontally and 5" vertically;
+* coherency: every model within 2" H / 5" V of at least one other model of its unit,
+  whatever the unit size, and every model within 9" of every other model of its unit;
+* eligibility: not Advanced or Fallen Back, not AIRCRAFT, out of engagement range at the
+  start; every target within 12" (Into the Fray: 6"; Leap to Defend: a unit that
+  charged this phase) **and** within the roll (closest gap no more than the roll);
+* the roll: Into the Fray counts at most 6;
+* paths: enemy models block the move; a FLY model may instead take to the skies: its
+  path then passes over models and terrain, vertical distance is ignored, and it may
+  only be 2" shorter than the roll;
+* the end: each moved model ends closer to a target, within 1" of a target model if it
+  could, in engagement range of a target if it could; every target engaged and no other
+  enemy unit; no base-contact duty;
+* a request answered with ``choices`` moves nothing.
+
+Numbers come from the data-only editions table (``systems/w40k/editions.py``), which
+holds facts and no solver logic, so the checker stays independent of the solver.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..geometry.bases import base_footprint
+from ..geometry.shapes import TOL, signed_distance
+from ..ruling import Ruling
+from ..scenario import Scenario40k
+from ..systems.w40k.editions import edition as edition_table
+from . import Violation
+from . import w40k as base
+
+#: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
+LEAP_TO_DEFEND = "leap_to_defend"
+INTO_THE_FRAY = "into_the_fray"
+#: spots tried around each target model when looking for a missed duty (1 degree apart;
+#: a found spot is confirmed exactly, so sampling only ever supplies candidates)
+RING_STEP_DEG = 1.0
+
+ED = edition_table(11)
+INTO_THE_FRAY_RANGE = float(ED.into_the_fray_range or 0.0)
+INTO_THE_FRAY_CAP = int(ED.into_the_fray_cap or 0)
+
+
+# --------------------------------------------------------------------------- context
+
+
+def _ctx(before: Scenario40k, ruling: Ruling) -> tuple[base.Ctx | None, list[Violation]]:
+    """The shared context, built as for edition 10 (same terrain threshold) and then
+    given back its edition-11 identity."""
+    rules10 = before.rules.model_copy(update={"edition": 10, "wtc": before.rules.use_wtc})
+    ctx, problems = base._build(before.model_copy(update={"rules": rules10}), ruling)
+    if ctx is None:
+        return None, problems
+    ctx.before = before
+    ctx.edition = 11
+    ctx.climb_free = ED.climb_free * ctx.inch
+    return ctx, problems
+
+
+def _er(ctx: base.Ctx) -> tuple[float, float]:
+    return ED.er * ctx.inch, ED.er_vertical * ctx.inch
+
+
+def _stratagem(ctx: base.Ctx) -> str | None:
+    return ctx.ruling.details.get("stratagem")
+
+
+def _gap3(a: base.Placed, b: base.Placed) -> float:
+    return math.hypot(base._hdist(a, b), a.z - b.z)
+
+
+def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
+    """Every edition-11 rule the ruling breaks (empty list: the ruling is legal)."""
+    ctx, problems = _ctx(before, ruling)
+    if ctx is None:
+        return problems
+    r = ctx.ruling
+    checks = [base.check_after, base.check_facing, check_paths, base.check_end_positions]
+    # the whole-path checks (moving through models by edition; engagement range on the
+    # path where the edition forbids it, never in 11) of validate/w40k_path.py, when
+    # that module is part of the build
+    whole = getattr(base, "check_whole_paths", None)
+    if whole is not None:
+        checks.insert(3, whole)
+    if r.procedure == "choices":
+        checks = [check_choices]
+    elif r.success:
+        checks += [check_roll, check_eligibility, check_coherency, check_targets_engaged,
+                   check_non_targets, check_engaged_list, check_closer, check_duties]
+    else:
+        checks += [check_roll, check_failure, check_engaged_list]
+    for c in checks:
+        problems.extend(c(ctx))
+    return problems
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def _enemy_crossings(ctx: base.Ctx, s: base.Placed, pts: Sequence[Sequence[float]]) -> list[str]:
+    out = []
+    for mid, e in ctx.start.items():
+        if e.player == s.player or mid in ctx.casualties or abs(e.z - s.z) > TOL:
+            continue
+        for i in range(len(pts) - 1):
+            a = (float(pts[i][0]), float(pts[i][1]))
+            b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
+            if a != b and base._sweep_penetrates(s.fp.moved_to(a), a, b, e.fp):
+                out.append(mid)
+                break
+    return out
+
+
+def check_paths(ctx: base.Ctx) -> list[Violation]:
+    """Each move starts where the model stood and ends where it says; on the ground it
+    costs its length plus climbs, enemy models block it, and it fits the roll; a FLY
+    model may instead take to the skies: over models and terrain (never into impassable
+    ground), vertical distance ignored, its length within the roll less 2"."""
+    out: list[Violation] = []
+    pen = ED.fly_penalty * ctx.inch
+    for mid, mv in ctx.moves.items():
+        s = ctx.start.get(mid)
+        if s is None or mid in ctx.casualties or s.unit != ctx.charger.id:
+            continue
+        pts = base._move_points(mv)
+        if not pts or not base._same_xy(pts[0], s.xy) or not base._same_xy(pts[-1], mv.to):
+            out.append(Violation("path_mismatch", f"{mid}'s path does not run from where it stood to where it ends", (mid,)))
+            continue
+        e = ctx.end.get(mid)
+        z_to = float(mv.to[2]) if len(mv.to) >= 3 else (e.z if e is not None else base._ground(mv.to, ctx.hills))
+        elevated_to = abs(z_to - base._ground(mv.to, ctx.hills)) > TOL
+        pieces_cost = getattr(base, "pieces_cost", None)  # exact lines and arcs, when recorded
+        if pieces_cost is not None and getattr(mv, "segments", None) and base.pieces_problems(mv) is None:
+            cost = pieces_cost(ctx, s, mv, z_to, elevated_to)
+        else:
+            cost = base.path_cost(ctx, s, pts, z_to, elevated_to)
+        ctx.costs[mid] = cost
+        blocked = list(cost.blocked) + [("enemy model", x) for x in _enemy_crossings(ctx, s, pts) if ("enemy model", x) not in cost.blocked]
+        ground_ok = not blocked and (ctx.budget is None or cost.total <= ctx.budget + TOL)
+        length = cost.length
+        sky_ok = False
+        if "FLY" in ctx.keywords(s.unit) and ctx.budget is not None:
+            sky_blocked = [b for b in cost.blocked if b[0] == "impassable"]
+            sky_ok = not sky_blocked and length <= ctx.budget - pen + TOL
+        if not ground_ok and not sky_ok:
+            if blocked and "FLY" not in ctx.keywords(s.unit):
+                for kind, what in blocked:
+                    out.append(Violation("path_blocked", f"{mid}'s path passes through {kind} {what}", (mid,), {"blocker": what, "kind": kind}))
+            else:
+                what = f"{cost.total:.6f} on the ground" if not blocked else "a blocked ground path"
+                sky = f", {length:.6f} + 2\" in the skies" if "FLY" in ctx.keywords(s.unit) else ""
+                out.append(
+                    Violation(
+                        "over_budget",
+                        f"{mid}'s move costs {what}{sky}; the roll allows {ctx.budget}",
+                        (mid,),
+                        {"cost": cost.total, "length": length, "budget": ctx.budget},
+                    )
+                )
+        claimed = mv.distance
+        fits = [cost.total] + ([length, length + pen] if "FLY" in ctx.keywords(s.unit) else [])
+        if not any(abs(claimed - f) <= TOL + 1e-6 * abs(f) for f in fits):
+            out.append(
+                Violation(
+                    "distance_mismatch",
+                    f"{mid}'s move says {claimed:.6f} but its path costs {cost.total:.6f} (length {length:.6f})",
+                    (mid,),
+                    {"claimed": claimed, "cost": cost.total},
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- roll, eligibility
+
+
+def check_roll(ctx: base.Ctx) -> list[Violation]:
+    """The roll adds up (Into the Fray: at most 6) and agrees with the verdict."""
+    r = ctx.ruling
+    out: list[Violation] = []
+    if r.roll is None:
+        if r.success or r.moves:
+            out.append(Violation("roll_inconsistent", "the ruling moves models but has no roll"))
+        return out
+    if r.roll.dice:
+        total = sum(r.roll.dice) + r.roll.modifier
+        if _stratagem(ctx) == INTO_THE_FRAY:
+            total = min(total, INTO_THE_FRAY_CAP)
+        if r.roll.total != total:
+            out.append(Violation("roll_inconsistent", f"roll total {r.roll.total} is not dice {r.roll.dice} + modifier {r.roll.modifier} (= {total})"))
+    elif _stratagem(ctx) == INTO_THE_FRAY and r.roll.total > INTO_THE_FRAY_CAP:
+        out.append(Violation("roll_inconsistent", f"Into the Fray counts at most {INTO_THE_FRAY_CAP}, not {r.roll.total}"))
+    need = r.needed.roll if r.needed is not None else None
+    if r.success and (need is None or r.roll.total < need or not r.eligible):
+        out.append(Violation("roll_inconsistent", f"the charge succeeds with {r.roll.total} although the least roll is {need}"))
+    elif not r.success and r.eligible and r.targets and need is not None and r.roll.total >= need:
+        out.append(Violation("roll_inconsistent", f"the charge fails with {r.roll.total} although the least roll is {need}"))
+    return out
+
+
+def check_eligibility(ctx: base.Ctx) -> list[Violation]:
+    """Not Advanced or Fallen Back, not AIRCRAFT, out of engagement range (2") at the
+    start; every target an enemy within 12" (Into the Fray 6"; Leap to Defend: one that
+    charged this phase) and within the roll."""
+    out: list[Violation] = []
+    u = ctx.charger
+    ids = tuple(base._ids(u))
+    for flag in ("advanced", "fell_back"):
+        if flag in u.flags:
+            out.append(Violation("ineligible", f"{u.id} has {flag}", ids))
+    if "AIRCRAFT" in u.keywords:
+        out.append(Violation("ineligible", f"{u.id} is AIRCRAFT", ids))
+    er_h, er_v = _er(ctx)
+    mine = ctx.unit_start(u.id)
+    for eid in ctx.enemy_units():
+        hit = next(((m, e) for m in mine for e in ctx.unit_start(eid) if base._within(m, e, er_h, er_v)), None)
+        if hit is not None:
+            out.append(Violation("ineligible", f"{hit[0].id} starts in engagement range of {hit[1].id}", (hit[0].id, hit[1].id)))
+    strat = _stratagem(ctx)
+    reach = (INTO_THE_FRAY_RANGE if strat == INTO_THE_FRAY else ED.charge_range) * ctx.inch
+    roll = ctx.ruling.roll.total * ctx.inch if ctx.ruling.roll is not None else None
+    for t in ctx.targets:
+        tm = ctx.unit_start(t)
+        gap = min((_gap3(m, e) for m in mine for e in tm), default=math.inf)
+        if gap > reach + TOL:
+            out.append(Violation("ineligible", f'target {t} is {gap:.6f} away, farther than {reach / ctx.inch:g}"', tuple(base._ids(ctx.units[t]))))
+        if roll is not None and gap > roll + TOL:
+            out.append(Violation("target_beyond_roll", f"target {t} is {gap:.6f} away: the roll {ctx.ruling.roll.total} cannot pick it", tuple(base._ids(ctx.units[t])), {"gap": gap}))
+        if strat == LEAP_TO_DEFEND and "charged" not in ctx.units[t].flags:
+            out.append(Violation("ineligible", f"Leap to Defend answers units that charged this phase; {t} did not", tuple(base._ids(ctx.units[t]))))
+    return out
+
+
+# --------------------------------------------------------------------------- coherency
+
+
+def coherency_problems(models: Sequence[base.Placed], inch_: float) -> list[Violation]:
+    """Edition 11: each model within 2" H / 5" V of at least one other model of its
+    unit, and every two models of the unit within 9" of each other (closest horizontal
+    gap between the bases)."""
+    n = len(models)
+    if n <= 1:
+        return []
+    h, v = ED.coherency * inch_, ED.coherency_vertical * inch_
+    spread = ED.max_spread * inch_ if ED.max_spread is not None else math.inf
+    out: list[Violation] = []
+    for i in range(n):
+        if not any(base._within(models[i], models[j], h, v) for j in range(n) if j != i):
+            out.append(Violation("not_coherent", f"{models[i].id} has no coherency neighbour within 2\"", (models[i].id,)))
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = base._hdist(models[i], models[j])
+            if d > spread + TOL:
+                out.append(
+                    Violation(
+                        "not_coherent",
+                        f"{models[i].id} and {models[j].id} are {d:.6f} apart; no two models of a unit may be more than 9\" apart",
+                        (models[i].id, models[j].id),
+                        {"gap": d},
+                    )
+                )
+    return out
+
+
+def unit_coherency(scen: Scenario40k, unit_id: str) -> list[Violation]:
+    """Edition-11 coherency problems of one unit of a scenario as it stands."""
+    _, _, hills = base._terrain(scen)
+    from ..scenario import inch, mm_per_unit
+
+    mmpu = mm_per_unit(scen)
+    u = next(u for u in scen.units if u.id == unit_id)
+    placed = [base._place(m, u, m.at, hills, mmpu) for m in u.models]
+    return coherency_problems(placed, inch(scen))
+
+
+def check_coherency(ctx: base.Ctx) -> list[Violation]:
+    if not ctx.moves and not ctx.ruling.success:
+        return []
+    return coherency_problems(ctx.charger_end(), ctx.inch)
+
+
+# --------------------------------------------------------------------------- engagement
+
+
+def _pairs_in_er(ctx: base.Ctx, mine: Sequence[base.Placed], unit_id: str) -> list[tuple[str, str]]:
+    er_h, er_v = _er(ctx)
+    return [(c.id, e.id) for c in mine for e in ctx.unit_end(unit_id) if base._within(c, e, er_h, er_v)]
+
+
+def check_targets_engaged(ctx: base.Ctx) -> list[Violation]:
+    out = []
+    mine = ctx.charger_end()
+    for t in ctx.targets:
+        if not _pairs_in_er(ctx, mine, t):
+            gap = min((base._hdist(c, e) for c in mine for e in ctx.unit_end(t)), default=math.inf)
+            out.append(Violation("target_not_engaged", f"target {t} is not within 2\" (closest gap {gap:.6f})", tuple(e.id for e in ctx.unit_end(t)), {"gap": gap}))
+    return out
+
+
+def check_non_targets(ctx: base.Ctx) -> list[Violation]:
+    out = []
+    mine = ctx.charger_end()
+    for eid in ctx.enemy_units():
+        if eid in ctx.targets:
+            continue
+        for c, e in _pairs_in_er(ctx, mine, eid):
+            out.append(Violation("non_target_engaged", f"{c} ends within 2\" of {e} ({eid}, not a target)", (c, e)))
+    return out
+
+
+def check_engaged_list(ctx: base.Ctx) -> list[Violation]:
+    if not ctx.ruling.eligible:
+        return []
+    mine = ctx.charger_end()
+    actual = {eid for eid in ctx.enemy_units() if _pairs_in_er(ctx, mine, eid)}
+    if not ctx.ruling.success and not ctx.moves:
+        actual = set()
+    if actual != set(ctx.ruling.engaged):
+        return [Violation("engaged_mismatch", f"`engaged` says {sorted(ctx.ruling.engaged)} but the units within 2\" are {sorted(actual)}")]
+    return []
+
+
+def check_closer(ctx: base.Ctx) -> list[Violation]:
+    """Each model that moved ends closer to one of the targets."""
+    return base._closer_violations(ctx, [m for m in ctx.moves if base._really_moved(ctx, m)])
+
+
+def check_failure(ctx: base.Ctx) -> list[Violation]:
+    """A failed edition-11 charge moves nobody."""
+    if ctx.ruling.moves:
+        return [Violation("moved_on_failure", "a failed charge moves no model", tuple(mv.id for mv in ctx.ruling.moves))]
+    return []
+
+
+def check_choices(ctx: base.Ctx) -> list[Violation]:
+    """A ruling that lists the choices after the roll moves nothing, names no target,
+    and each allowed choice is within 12" and within the roll."""
+    r = ctx.ruling
+    out: list[Violation] = []
+    if r.moves or r.success or r.targets:
+        out.append(Violation("moved_on_failure", "a list of choices moves nothing and names no target", tuple(mv.id for mv in r.moves)))
+    roll = r.roll.total if r.roll is not None else None
+    mine = ctx.unit_start(ctx.charger.id)
+    reach = (INTO_THE_FRAY_RANGE if _stratagem(ctx) == INTO_THE_FRAY else ED.charge_range) * ctx.inch
+    for ch in r.choices or []:
+        for t in ch.targets:
+            if t not in ctx.units or ctx.units[t].player == ctx.charger.player:
+                out.append(Violation("bad_target", f"choice {ch.targets} names {t}, not an enemy unit"))
+                continue
+            gap = min((_gap3(m, e) for m in mine for e in ctx.unit_start(t)), default=math.inf)
+            if gap > reach + TOL:
+                out.append(Violation("ineligible", f"choice {ch.targets}: {t} is {gap:.6f} away, beyond {reach / ctx.inch:g}\""))
+            if ch.allowed and (roll is None or gap > roll * ctx.inch + TOL):
+                out.append(Violation("target_beyond_roll", f"choice {ch.targets} is allowed but {t} is {gap:.6f} away (roll {roll})"))
+        if ch.allowed and (ch.needed.roll is None or roll is None or ch.needed.roll > roll):
+            out.append(Violation("roll_inconsistent", f"choice {ch.targets} is allowed with {roll} but needs {ch.needed.roll}"))
+    return out
+
+
+# --------------------------------------------------------------------------- end duties
+
+
+def _ring(base0, target, d: float) -> np.ndarray:  # noqa: ANN001
+    """Centres at which ``base0`` (centred at the origin) is exactly ``d`` from
+    ``target`` along each sampled outward normal: the boundary of the Minkowski
+    difference grown by d (exact for convex parts)."""
+    ang = np.radians(np.arange(0.0, 360.0, RING_STEP_DEG))
+    u = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    return np.concatenate([pt.support(u) + d * u - pc.support(-u) for pt in target.parts for pc in base0.parts])
+
+
+def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float) -> tuple[np.ndarray, str] | None:
+    """A spot within ``d`` of a target model that ``c`` could have reached by a straight
+    ground move within the roll, where it overlaps nothing, stands on the board out of
+    terrain, stays out of engagement range of every other enemy unit, and keeps the unit
+    coherent (edition 11) and engaged with every target. None when there is none."""
+    assert ctx.budget is not None
+    s = ctx.start[c.id]
+    m = s.model
+    base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
+    er_h, er_v = _er(ctx)
+    others_mine = [p for p in mine if p.id != c.id]
+    others_all = [p for mid, p in ctx.end.items() if mid != c.id and mid not in ctx.casualties]
+    non_targets = [p for eid in ctx.enemy_units() if eid not in ctx.targets for p in ctx.unit_end(eid)]
+    blocking = [f for f in ctx.features if base._blocks_ending(ctx, f)]
+    engaged_by_others = {t: bool(_pairs_in_er(ctx, others_mine, t)) for t in ctx.targets}
+    for t in [p for tid in ctx.targets for p in ctx.unit_end(tid)]:
+        # a little inside d, so a confirmed spot is within d beyond any rounding
+        cands = _ring(base0, t.fp, max(0.0, d - 1e-5))
+        cands = cands[np.linalg.norm(cands - np.asarray(s.xy), axis=1) <= ctx.budget - 1e-5]
+        for q in cands[np.argsort(np.linalg.norm(cands - np.asarray(s.xy), axis=1))]:
+            xy = (float(q[0]), float(q[1]))
+            fp = base0.translated(xy)
+            if not base._on_board(fp, ctx.before):
+                continue
+            p = base.Placed(c.id, c.unit, c.player, m, xy, t.z, base._ground(xy, ctx.hills), fp)
+            if p.elevated or abs(p.z - s.z) > TOL:
+                continue  # only level moves are tried (a deliberately limited check)
+            if signed_distance(fp, t.fp) > d + TOL:
+                continue
+            if any(abs(o.z - p.z) <= TOL and signed_distance(fp, o.fp) < -TOL for o in others_all):
+                continue
+            if any(signed_distance(fp, f.fp) < -TOL for f in blocking):
+                continue
+            if any(base._within(p, o, er_h, er_v) for o in non_targets):
+                continue
+            cost = base.path_cost(ctx, s, [s.xy, xy], p.z, False)
+            if cost.blocked or _enemy_crossings(ctx, s, [s.xy, xy]) or cost.total > ctx.budget + TOL:
+                continue
+            if any(not ok and not _pairs_in_er(ctx, [p], tid) for tid, ok in engaged_by_others.items()):
+                continue
+            if coherency_problems([*others_mine, p], ctx.inch):
+                continue
+            return q, t.id
+    return None
+
+
+def check_duties(ctx: base.Ctx) -> list[Violation]:
+    """Each charging model ends within 1" of a target model if it could, and in
+    engagement range (2") of a target if it could (searched over straight level moves:
+    a found spot is a proven miss; finding none proves nothing)."""
+    if ctx.budget is None:
+        return []
+    out: list[Violation] = []
+    mine = ctx.charger_end()
+    one = 1.0 * ctx.inch
+    er_h, er_v = _er(ctx)
+    tmodels = [p for t in ctx.targets for p in ctx.unit_end(t)]
+    for c in mine:
+        if any(base._within(c, t, one, er_v) for t in tmodels):
+            continue
+        found = _missed_spot(ctx, c, mine, one)
+        if found is not None:
+            out.append(Violation("missed_within_one", f"{c.id} could have ended within 1\" of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
+                                 (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
+            continue
+        if any(base._within(c, t, er_h, er_v) for t in tmodels):
+            continue
+        found = _missed_spot(ctx, c, mine, er_h)
+        if found is not None:
+            out.append(Violation("missed_engagement", f"{c.id} could have ended in engagement range of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
+                                 (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
+    return out
