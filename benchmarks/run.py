@@ -184,7 +184,7 @@ def standard_table(repeat: int, only: str | None, by_cpu: bool = False) -> list[
             row["validator_ms"] = row["ratio"] = row["violations"] = None
         row["targets"] = {
             "p50": med < (case.target_ms or P50_MS),
-            "p95": top < P95_MS,
+            "p95": top < (case.target_ms or P95_MS),
             "ratio": None if row["ratio"] is None else row["ratio"] <= RATIO,
         }
         if "30-model" in case.name and row["validator_ms"] is not None:
@@ -196,7 +196,7 @@ def standard_table(repeat: int, only: str | None, by_cpu: bool = False) -> list[
 def print_standard(rows: list[dict[str, Any]]) -> None:
     w = max([len(r["case"]) for r in rows] + [4])
     print(f"Standard rulings: one charge each (targets: p50 < {P50_MS:g} ms, p95 < {P95_MS:g} ms, "
-          f"solver/validator <= {RATIO:g}x, 30-model validator < {VALIDATOR_30_MS:g} ms)")
+          f"solver/validator <= {RATIO:g}x, 30-model validator < {VALIDATOR_30_MS:g} ms; check of 2,000 a side < 1 s)")
     if rows and rows[0]["judged_on"] == "cpu":
         print("  (judged on CPU time: --cpu; the wall-clock p50 is shown too)")
     print(f"{'case':<{w}}  {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'CPU p95':>8} {'valid. ms':>9} {'ratio':>6}  result   targets")
