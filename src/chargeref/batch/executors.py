@@ -104,15 +104,23 @@ def run_ordered(
 
             futures = client.map(fn, list(items), pure=False)
             index = {f.key: i for i, f in enumerate(futures)}
+            # only the futures still running are referenced, so a finished result is
+            # released on the cluster as soon as it has been handed over
+            pending = {f.key: f for f in futures}
+            order = as_completed(futures)
+            del futures
             try:
-                for fut in as_completed(futures):
+                for fut in order:
                     result = fut.result()
+                    pending.pop(fut.key, None)
                     done += 1
                     if progress:
                         progress(done, n)
                     yield index[fut.key], result
+                    del fut, result
             finally:
-                client.cancel(futures)
+                if pending:
+                    client.cancel(list(pending.values()))
         return
     if pool == "inline" or n == 1:
         for i, item in enumerate(items):

@@ -126,7 +126,7 @@ def sweep(
         done = _done_keys(out)
     except OSError as exc:
         raise RequestError(Problem("--out", f"cannot use {out_jsonl}: {exc.strerror or exc}")) from None
-    lines: list[dict[str, Any] | None] = []  # None: a task to run
+    lines: list[dict[str, Any] | None] = []  # None: a task to run; {} once written
     tasks: list[Task] = []
     slots: list[int] = []
     skipped = 0
@@ -169,6 +169,7 @@ def sweep(
                 fh.flush()
                 written += 1
                 errors += "error" in rec  # type: ignore[operator]
+                lines[upto] = {}  # written: keep no ruling in memory
                 upto += 1
             return upto
 
