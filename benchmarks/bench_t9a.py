@@ -47,6 +47,9 @@ def combined_three() -> object:
     return SYSTEM.phase(COMBINED, 1)
 
 
+#: the scenario each single charge is made on (benchmarks/run.py validates its end state)
+block20_vs_block25_angled.before = ANGLED  # type: ignore[attr-defined]
+
 CASES: dict[str, Callable[[], object]] = {
     "t9a_block20_vs_block25_angled": block20_vs_block25_angled,
     "t9a_combined_three": combined_three,

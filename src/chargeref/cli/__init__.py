@@ -17,7 +17,7 @@ from ._text import summary
 
 #: the command modules, in the order ``--help`` lists them
 COMMANDS: tuple[str, ...] = ("check", "charge", "odds", "phase", "draw", "schema", "heroic", "fight", "validate",
-                             "bases", "import_tts", "serve")
+                             "bases", "import_tts", "threat", "sweep", "serve")
 
 
 class OneLineGroup(click.Group):
