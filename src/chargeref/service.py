@@ -211,7 +211,9 @@ def odds(doc: Any, charger: str, targets: Sequence[str], *, reroll: str = "none"
     with budget.time_limit(_limit(time_limit), "the least roll"):
         need = find_system(scen.system).needed(scen, req)
     if scen.system == "warmaster":
-        p = Fraction(1) if need.distance is not None else Fraction(0)
+        # no charge roll: the charge itself is ruled (each face of a Revolution zone die)
+        with budget.time_limit(_limit(time_limit), "the charge"):
+            p = find_system("warmaster").chance(scen, req)  # type: ignore[attr-defined]
         tab: dict[int, Fraction] = {}
     else:
         mod = req.modifier if scen.system == "40k" else 0

@@ -182,20 +182,9 @@ class _Context:
         return success_probability(need.roll, mod if scen.system == "40k" else 0, reroll)
 
     def _warmaster_odds(self, scen: AnyScenario, enemy: str) -> Fraction:
-        """Warmaster has no charge roll: the charge itself is ruled. When the ruling
-        rolls a die (the Revolution zone roll), each of its six faces is ruled and the
-        chance is the share of faces with which the charge succeeds."""
-
-        def success(face: int) -> tuple[bool, bool]:
-            req = ChargeRequest(charger=enemy, targets=(self.uid,), dice=(face,))
-            with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
-                r = self.system.charge(scen, req)
-            return bool(r.success), bool(r.roll is not None and r.roll.dice)
-
-        first, rolled = success(1)
-        if not rolled:
-            return Fraction(int(first))
-        return Fraction(int(first) + sum(success(face)[0] for face in range(2, 7)), 6)
+        req = ChargeRequest(charger=enemy, targets=(self.uid,))
+        with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
+            return self.system.chance(scen, req)  # type: ignore[attr-defined]
 
     def spot(self, at: tuple[float, float]) -> dict[str, Fraction] | None:
         """Per enemy the exact chance of a successful charge on B at ``at``; None

@@ -7,6 +7,9 @@ charge rules charges. ``needed.distance`` is the least move the first stand need
 
 from __future__ import annotations
 
+from dataclasses import replace
+from fractions import Fraction
+
 import random
 from typing import Any
 
@@ -314,6 +317,21 @@ class Warmaster:
         if out is None or out.needed is None or not np.isfinite(out.needed):
             return Needed(distance=None, roll=None)
         return Needed(distance=_r(out.needed), roll=None)
+
+    def chance(self, scen: ScenarioWarmaster, req: ChargeRequest) -> Fraction:
+        """The exact chance that the charge succeeds. Warmaster has no charge roll, so
+        the charge itself is ruled: 1 or 0. When the ruling rolls a die (the Revolution
+        zone roll), each of its six faces is ruled and the chance is the share of faces
+        with which the charge succeeds."""
+
+        def ruled(face: int) -> tuple[bool, bool]:
+            r = self.charge(scen, replace(req, dice=(face,), roll=None))
+            return bool(r.success), bool(r.roll is not None and r.roll.dice)
+
+        first, rolled = ruled(1)
+        if not rolled:
+            return Fraction(int(first))
+        return Fraction(int(first) + sum(ruled(face)[0] for face in range(2, 7)), 6)
 
     # ------------------------------------------------------------------ phase
     def phase(self, scen: ScenarioWarmaster, seed: int | None) -> PhaseResult:
