@@ -270,11 +270,10 @@ def _block_between(a_pts: list[tuple[float, float]], b: tuple[float, float], c_p
             "units": [u("A", 1, a_pts), u("B", 2, [b]), u("C", 2, c_pts)]}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit of the greedy placement search: an edition-9 block of 6+ models (two coherency "
-    "links each) standing between targets on opposite sides; moving B 1\" away lets the search find "
-    "a 4 while the nearer layout gets 5. Found by hypothesis; see docs/40k.md 'Known limits'."))
 def test_known_search_limits_block_between_two_targets() -> None:
+    """Once a limit of the greedy search (found by hypothesis): an edition-9 block of 6+
+    models between targets on opposite sides got 5 where pushing B away gave 4. The
+    constructed two-neighbour spots (coherency circles crossing) find the 4 directly."""
     xs, ys = (21.07037401574803, 22.92962598425197), (18.788877952755904, 16.92962598425197, 15.070374015748031, 13.211122047244094)
     a_pts = [(x, y) for y in ys for x in xs]
     b = (25.741046385477937, 21.82633453903564)
