@@ -288,7 +288,7 @@ class ChargeProblem:
         self.targets = list(targets)
         self.cap = cap
         r = world.rules
-        self.enforce_closer = (r.edition == 10 or r.wtc) if enforce_closer is None else enforce_closer
+        self.enforce_closer = (r.ed.closer_duty or r.wtc) if enforce_closer is None else enforce_closer
         self.models: list[Model] = list(world.unit_models[unit])
         self.index = {m.id: i for i, m in enumerate(self.models)}
         self.tmodels: list[list[Model]] = [world.unit_models[t] for t in self.targets]
@@ -308,6 +308,17 @@ class ChargeProblem:
         self.across = self._across_parts()
         self.barriers = world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN)
         self.planner = Planner(self.barriers, world.board)
+        # edition 11: a FLY model may take to the skies: over models and terrain (only
+        # impassable terrain and, where the edition asks, non-target engagement range
+        # stay in the way), vertical distance ignored, at a fixed price off its move
+        self.sky = "FLY" in world.unit_keywords[unit] and r.ed.fly == "skies"
+        self.sky_penalty = r.ed.fly_penalty * r.inch
+        self.sky_planner = (
+            Planner(world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN, sky=True), world.board)
+            if self.sky
+            else None
+        )
+        self._sky_fields: dict[str, object] = {}
         self.straight = StraightLines(self.barriers)
         self._fields: dict[str, object] = {}
         self._found: dict[bool, list[Placement]] = {False: [], True: []}
@@ -637,7 +648,26 @@ class ChargeProblem:
         dz = np.abs(z - m.z)
         thr = self.w.rules.climb_free
         cost += np.where(dz > thr + 1e-12, dz, 0.0)
+        if self.sky:
+            sky = np.full(len(pts), np.inf)
+            sky[idx] = self._sky_costs(m, pts[idx])
+            cost = np.minimum(cost, sky)
         return cost
+
+    def sky_field(self, m: Model):  # noqa: ANN201
+        f = self._sky_fields.get(m.id)
+        if f is None:
+            assert self.sky_planner is not None
+            f = self.sky_planner.field(m.fp, budget=self.cap + 1e-9)
+            self._sky_fields[m.id] = f
+        return f
+
+    def _sky_costs(self, m: Model, pts: np.ndarray) -> np.ndarray:
+        """Cost of reaching each point through the skies: the path over everything but
+        impassable terrain (and avoided engagement ranges) plus the edition's price."""
+        if len(pts) == 0:
+            return np.zeros(0)
+        return np.asarray(self.sky_field(m).cost(pts), dtype=float) + self.sky_penalty
 
     def _costs_batch(self, ms: list[Model], bank: Bank, start: int) -> None:
         """Append the costs of bank spots [start:] for several models of one shape."""
@@ -645,7 +675,7 @@ class ChargeProblem:
             return
         pts = bank.pts[start:]
         ok = bank.ok[start:]
-        if ms[0].fp.is_disc and len(pts):
+        if ms[0].fp.is_disc and len(pts) and not self.sky:
             S = np.array([m.xy for m in ms])
             d = np.linalg.norm(pts[None, :, :] - S[:, None, :], axis=-1)
             cand = ok[None, :] & (d <= self.cap + EPS)
@@ -679,6 +709,8 @@ class ChargeProblem:
         c = self.field(m).cost(b.pts[idx])
         dz = np.abs(b.z[idx] - m.z)
         c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
+        if self.sky:
+            c = np.minimum(c, self._sky_costs(m, b.pts[idx]))
         self.costs[m.id][idx] = c
         self.exact[m.id][idx] = True
 
@@ -1112,8 +1144,18 @@ class ChargeProblem:
             ]
         return out
 
+    def flies(self, m: Model, goal: np.ndarray) -> bool:
+        """Edition 11: does the model's cheapest way to ``goal`` take to the skies?"""
+        if not self.sky:
+            return False
+        g = np.asarray(goal, dtype=float)[None]
+        ground = float(self.field(m).cost(g)[0]) + float(self.w.vertical_cost(m.z, float(self.w.ground_z(g)[0])))
+        return float(self._sky_costs(m, g)[0]) < ground
+
     def path_of(self, m: Model, goal: np.ndarray):  # noqa: ANN201
         g = np.asarray(goal, dtype=float)
+        if self.flies(m, g):
+            return self.sky_field(m).path((float(g[0]), float(g[1])))
         if m.fp.is_disc and self.straight.clear(m.xy, m.fp.radius, g[None])[0]:
             from ...geometry.paths import PathResult
 
@@ -1172,7 +1214,32 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
         nxt = adj[frontier].any(axis=0) & ~seen
         seen |= nxt
         frontier = nxt
-    return bool(seen.all())
+    if not seen.all():
+        return False
+    spread = r.ed.max_spread
+    if spread is not None:
+        # edition 11: no two models of the unit farther apart than the spread limit
+        gaps = base_gaps(models, pl.pos)
+        if np.any(gaps > spread * r.inch):
+            return False
+    return True
+
+
+def base_gaps(models: list[Model], pos: dict[str, np.ndarray]) -> np.ndarray:
+    """Horizontal base-to-base distances between every pair of models (n, n)."""
+    n = len(models)
+    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
+    if all(m.fp.is_disc for m in models):
+        rad = np.array([m.fp.radius for m in models])
+        g = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+    else:
+        g = np.zeros((n, n))
+        for i in range(n):
+            fi = models[i].fp.moved_to(P[i])
+            for j in range(i + 1, n):
+                g[i, j] = g[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
+    np.fill_diagonal(g, 0.0)
+    return g
 
 
 __all__ = ["ChargeProblem", "Placement", "coherent", "sd_many", "offset_spots"]

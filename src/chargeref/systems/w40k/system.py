@@ -267,6 +267,8 @@ class W40k:
         prob = self._problem(world, req)
         bare = self.open_field(world, req, prob.cap)
         need, _ = self.needed_on(prob, bare)
+        if need.exact is False:
+            reasons.append(not_proven(need))
         # the roll
         if req.roll is not None:
             roll = Roll(dice=[], modifier=req.modifier, total=int(req.roll))
@@ -367,8 +369,13 @@ class W40k:
             goal = pl.pos[m.id]
             pr = prob.path_of(m, goal)
             path = [[_r6(x), _r6(y)] for x, y in pr.points] if pr is not None else [[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(goal[0]), _r6(goal[1])]]
+            extra: dict[str, Any] = {}
+            segs = getattr(pr, "segments", None)
+            if segs is not None and "segments" in Move.model_fields:
+                extra["segments"] = segs  # lines and arcs, as the path planner gives them
             out.append(
                 Move(
+                    **extra,
                     id=m.id,
                     **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
                     to=[_r6(goal[0]), _r6(goal[1]), _r6(pl.z[m.id])],
@@ -527,6 +534,18 @@ class W40k:
         after = scenario_to_data(cur)
         after["charges"] = []
         return PhaseResult(rulings=rulings, after=after)
+
+
+def not_proven(need: Needed) -> Reason:
+    """The least roll found is not proven least: say so instead of guessing high."""
+    return Reason(
+        code="needed_not_proven",
+        message=(
+            f"the least roll found is {need.roll} ({need.distance:.6f}), but the proven lower bound "
+            f"({need.lower_bound:.6f}) rounds to a smaller roll: a smaller roll is not ruled out"
+        ),
+        witness={"distance": need.distance, "lower_bound": need.lower_bound},
+    )
 
 
 def placement_coherent(models: list[Model], pl: Placement, world: World) -> bool:
