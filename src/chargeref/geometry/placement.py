@@ -101,6 +101,34 @@ def circles_crossings_many(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: n
     return np.vstack([m + h[:, None] * n, m - h[:, None] * n])
 
 
+def tangent_points(p: np.ndarray, c: np.ndarray, r: float) -> np.ndarray:
+    """The two points where lines from p touch the circle (centre c, radius r)."""
+    p = np.asarray(p, dtype=float)
+    c = np.asarray(c, dtype=float)
+    v = p - c
+    d = float(np.hypot(v[0], v[1]))
+    if d <= r or r <= 0:
+        return np.zeros((0, 2))
+    a = math.acos(r / d)
+    b = math.atan2(v[1], v[0])
+    return c + r * np.array([[math.cos(b + a), math.sin(b + a)], [math.cos(b - a), math.sin(b - a)]])
+
+
+def corner_circles(fp: Footprint, r: float) -> list[tuple[np.ndarray, float]]:
+    """The round pieces of ``fp ⊕ disc(r)`` (what a disc of radius r wraps round when
+    it passes the footprint): a disc grows, a capsule's two ends, a polygon's corners."""
+    out: list[tuple[np.ndarray, float]] = []
+    for p in fp.parts:
+        if isinstance(p, Disc):
+            out.append((p.center, p.r + r))
+        elif isinstance(p, Capsule):
+            out.append((np.asarray(p.p0, dtype=float), p.r + r))
+            out.append((np.asarray(p.p1, dtype=float), p.r + r))
+        elif isinstance(p, ConvexPolygon):
+            out.extend((v, r) for v in p.V)
+    return out
+
+
 # ----------------------------------------------------------------------------- offset curves
 
 
@@ -290,6 +318,8 @@ __all__ = [
     "angle_roots",
     "circle_crossings",
     "circles_crossings_many",
+    "corner_circles",
+    "tangent_points",
     "grown",
     "locus_circle_crossings",
     "locus_crossings",

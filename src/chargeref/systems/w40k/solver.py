@@ -38,9 +38,11 @@ import numpy as np
 from ...geometry.paths import Planner
 from ...geometry.placement import (
     circles_crossings_many,
+    corner_circles,
     locus_circle_crossings,
     locus_crossings,
     locus_nearest,
+    tangent_points,
 )
 from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
 from .world import Model, World
@@ -55,6 +57,8 @@ OUT_MARGIN = 2e-6
 LOCUS_HAIR = 1e-9
 #: largest number of (start, goal, obstacle) triples handled in one numpy block
 CLEAR_BLOCK = 2_000_000
+#: wrap spots are built round this many nearest obstacle pieces per target model
+WRAP_NEAREST = 8
 #: budget-circle crossings are built for this many nearest target models per start
 BUDGET_TARGETS = 3
 #: units up to this size try every order of play when placing; larger ones keep the first
@@ -423,6 +427,7 @@ class ChargeProblem:
             spots.append(self._pair_crossings(m, self.all_targets, loci, self.nontarget_models, [gap]))
         spots.append(self._budget_crossings(m, starts, loci))
         spots.append(self._blocker_crossings(m, loci))
+        spots.append(self._wrap_spots(m, loci))
         if self.across:
             tc = np.array([t.xy for t in self.all_targets])
             for part, _, _ in self.across:
@@ -485,6 +490,38 @@ class ChargeProblem:
                     for gb in gaps_b:
                         out.append(locus_crossings(m.fp, fa, ga, fb, gb))
         return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _wrap_spots(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Ends of paths that wrap round an obstacle (round mover, round target): a
+        shortest path to a target's locus leaves the last obstacle it wraps along the
+        tangent from that obstacle toward the target's centre and meets the locus where
+        that line does (the locus is a circle round the target's centre). Built for the
+        round pieces of every barrier near a target: bases, wall ends, corners."""
+        if not m.fp.is_disc:
+            return np.zeros((0, 2))
+        rm = m.fp.radius
+        circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
+        if not circles:
+            return np.zeros((0, 2))
+        C = np.array([c for c, _ in circles]).reshape(-1, 2)
+        Rr = np.array([r for _, r in circles])
+        out = []
+        for t in self.all_targets:
+            if not t.fp.is_disc:
+                continue
+            d = np.hypot(*(C - t.xy).T) - Rr
+            near = np.argsort(d)[:WRAP_NEAREST]
+            for i in near:
+                if d[i] > t.fp.radius + rm + max(loci) + 2 * self.w.rules.inch:
+                    continue
+                for T in tangent_points(t.xy, C[i], float(Rr[i])):
+                    v = T - t.xy
+                    n = float(np.hypot(v[0], v[1]))
+                    if n == 0:
+                        continue
+                    for g in loci:
+                        out.append(t.xy + v * ((t.fp.radius + rm + g) / n))
+        return np.array(out).reshape(-1, 2)
 
     def _blocker_crossings(self, m: Model, loci: list[float]) -> np.ndarray:
         """Where the target loci cross the touching locus of terrain no base may end on
@@ -756,6 +793,8 @@ class ChargeProblem:
         if others:
             out.append(self._pair_crossings(m, [q], [coh, LOCUS_HAIR], [o for o, _ in others], [coh, LOCUS_HAIR],
                                             pos_a=[qpos], pos_b=[p for _, p in others]))
+        # the unit moving as one body: every start moved by q's own displacement
+        out.append(self._starts_of(m) + (np.asarray(qpos, dtype=float) - q.xy))
         fq = q.fp.moved_to(qpos)
         for s0 in self._starts_of(m):
             out.append(locus_nearest(m.fp, fq, coh, s0))
@@ -815,6 +854,9 @@ class ChargeProblem:
         orders = [(ft, cf) for ft in range(len(self.targets)) for cf in (False, True)]
         if len(self.targets) > 1:
             orders.append((-1, False))  # start in the middle and grow toward every target
+        # last: every model takes the shortest move that engages or links (base contact
+        # comes afterwards, where the unit-level conditions allow it)
+        orders += [(ft, "least") for ft in range(len(self.targets))]
         for ft, contact_first in orders:
             p = self._greedy(R, ft, contact_first, tokens)
             if p is not None:
@@ -838,7 +880,7 @@ class ChargeProblem:
                 break
         return best
 
-    def _greedy(self, R: float, first_target: int, contact_first: bool = False, tokens: bool = False) -> Placement | None:
+    def _greedy(self, R: float, first_target: int, contact_first: bool | str = False, tokens: bool = False) -> Placement | None:
         r = self.w.rules
         n = len(self.models)
         nT = len(self.targets)
@@ -871,7 +913,9 @@ class ChargeProblem:
             unen = ~engaged
             # score terms that depend only on the spots: once per base shape
             terms: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
-            w = 1e-3 if unen.any() else 1.0  # weight of the move's length in the score
+            least = contact_first == "least"
+            # weight of the move's length in the score ("least": the length alone decides)
+            w = 1.0 if least else (1e-3 if unen.any() else 1.0)
             for k, b in self.banks.items():
                 free = ~overlap[k] & (links[k] >= need)
                 eng = self.engages(b, tokens)
@@ -896,10 +940,14 @@ class ChargeProblem:
                         new = np.any(eng[:, unen], axis=1)
                         cols = list(np.nonzero(unen)[0])
                     focus = np.min(b.dist[:, cols], axis=1)
-                    if contact_first:
+                    if least:
+                        base = new * 1e8
+                    elif contact_first:
                         base = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
                     else:
                         base = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
+                elif least:
+                    base = np.zeros(len(b.pts))
                 else:
                     focus = np.min(b.dist, axis=1)
                     base = contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
