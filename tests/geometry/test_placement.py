@@ -128,3 +128,28 @@ def test_corner_circles_of_a_wall() -> None:
     cc = corner_circles(w, 0.5)
     assert cc, "a wall has round ends (or corners) to wrap round"
     assert all(r >= 0.5 - 1e-12 for _, r in cc)
+
+
+@FAST
+@given(st.floats(0, 360), st.floats(-4, 4), st.floats(-4, 4), st.floats(0.5, 5), st.sampled_from(["rect", "wall"]))
+@example(0.0, 0.0, 2.0, 1.5, "rect")
+def test_closed_form_polygon_crossings_match_the_root_finder(facing: float, cx: float, cy: float, R: float, kind: str) -> None:
+    """circle x rounded polygon in closed form: every point is at both gaps, and the
+    generic root finder (brentq on the offset curve) finds the same points."""
+    from chargeref.geometry.bases import wall_footprint
+
+    m = base_footprint("round", 32, (0.0, 0.0), 90, MM)
+    if kind == "rect":
+        t = base_footprint("rect", (60, 35), (0.0, 0.0), facing, MM)
+    else:
+        a = np.array([math.cos(math.radians(facing)), math.sin(math.radians(facing))])
+        t = wall_footprint([tuple(-2 * a), tuple(2 * a)], 0.6)
+    o = base_footprint("round", 40, (cx, cy), 90, MM)
+    X = locus_crossings(m, t, 0.5, o, 1.0)
+    for x in X:
+        assert sd_at(m, x[None], t)[0] == pytest.approx(0.5, abs=1e-7)
+        assert sd_at(m, x[None], o)[0] == pytest.approx(1.0, abs=1e-7)
+    Y = OffsetCurve(m, o, 1.0).roots(lambda P: sd_at(m, P, t) - 0.5)
+    assert len(X) == len(Y)
+    for y in Y:
+        assert float(np.min(np.hypot(*(X - y).T))) <= 1e-6

@@ -321,3 +321,30 @@ def test_needed_not_proven_is_reported() -> None:
         assert n.exact and "needed_not_proven" not in codes
     else:
         assert n.exact is False and "needed_not_proven" in codes
+
+
+def test_no_import_cycle_among_the_40k_modules() -> None:
+    """heroic.py once imported system.py, which imported heroic.py (issue 9)."""
+    import ast
+    import pathlib
+
+    import chargeref.systems.w40k as pkg
+
+    root = pathlib.Path(pkg.__file__).parent
+    mods = {p.stem: p for p in root.glob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, p in mods.items():
+        deps = set()
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module:
+                deps.add(n.module.split(".")[0])
+        edges[name] = deps & set(mods)
+
+    def reach(u: str, seen: set[str]) -> set[str]:
+        for v in edges[u]:
+            if v not in seen:
+                seen.add(v)
+                reach(v, seen)
+        return seen
+
+    assert [u for u in edges if u in reach(u, set())] == []

@@ -285,6 +285,66 @@ def locus_nearest(mover: Footprint, target: Footprint, d: float, p: np.ndarray) 
     return OffsetCurve(mover, target, d).nearest(p)
 
 
+def _polygonal(fp: Footprint) -> tuple[np.ndarray, float] | None:
+    """A footprint of one polygon or capsule part as (vertices, rounding radius)."""
+    if len(fp.parts) != 1:
+        return None
+    p = fp.parts[0]
+    if isinstance(p, ConvexPolygon):
+        return p.V, 0.0
+    if isinstance(p, Capsule):
+        return np.array([p.p0, p.p1], dtype=float), p.r
+    return None
+
+
+def circle_offset_crossings(c: np.ndarray, R: float, V: np.ndarray, e: float) -> np.ndarray:
+    """Where the circle (c, R) crosses the boundary of ``conv(V) ⊕ disc(e)`` (closed
+    form): the boundary is made of the edges pushed out by e and arcs of radius e round
+    the vertices; every crossing with their lines and circles is kept when it lies on
+    the boundary (its exact distance to the polygon is e within 1e-9)."""
+    c = np.asarray(c, dtype=float)
+    V = np.asarray(V, dtype=float).reshape(-1, 2)
+    out = []
+    for v in V:
+        if e > 0:
+            out.append(circle_crossings(c, R, v, e))
+    n = len(V)
+    for i in range(n if n > 2 else 1):
+        a, b = V[i], V[(i + 1) % n]
+        t = b - a
+        L = float(np.hypot(t[0], t[1]))
+        if L == 0:
+            continue
+        t = t / L
+        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
+            nrm = sgn * np.array([t[1], -t[0]])
+            p0 = a + e * nrm
+            # |p0 + s t - c| = R: s^2 + 2 s (p0-c).t + |p0-c|^2 - R^2 = 0
+            w = p0 - c
+            B = float(w @ t)
+            Cq = float(w @ w) - R * R
+            disc = B * B - Cq
+            if disc < 0:
+                continue
+            for sv in {-B - math.sqrt(disc), -B + math.sqrt(disc)}:
+                if -1e-12 <= sv <= L + 1e-12:
+                    out.append((p0 + sv * t)[None])
+    if not out:
+        return np.zeros((0, 2))
+    P = np.vstack(out)
+    if len(V) > 2:
+        from .shapes import polygon_point_signed_distance
+
+        dist = polygon_point_signed_distance(V, P)
+    else:
+        a, b = V[0], V[-1]
+        t = b - a
+        L2 = float(t @ t)
+        s = np.clip(((P - a) @ t) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
+        dist = np.hypot(*(P - (a + s[:, None] * t)).T)
+    return P[np.abs(dist - e) <= 1e-9]
+
+
 def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footprint, k: float) -> np.ndarray:
     """Centres where the mover is at gap ``d`` from ``target`` and at gap ``k`` from
     ``other`` at once (two offset curves crossing: coherency, packing, engagement)."""
@@ -293,6 +353,14 @@ def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footpr
     b = OffsetCurve(mover, other, k).is_circle()
     if a is not None and b is not None:
         return circle_crossings(a[0], a[1], b[0], b[1])
+    if mover.is_disc:
+        # a round mover: one locus is a circle and the other a rounded polygon
+        rm = mover.parts[0].r  # type: ignore[attr-defined]
+        pa, pb = _polygonal(target), _polygonal(other)
+        if a is not None and pb is not None:
+            return circle_offset_crossings(a[0], a[1], pb[0], pb[1] + rm + k)
+        if b is not None and pa is not None:
+            return circle_offset_crossings(b[0], b[1], pa[0], pa[1] + rm + d)
     # quick reject: the two curves lie in annuli round the shapes' centres
     reach = target.radius + mover.radius + d + other.radius + mover.radius + k
     if float(np.hypot(*(target.center - other.center))) > reach:
@@ -307,13 +375,84 @@ def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.
     a = cur.is_circle()
     if a is not None:
         return circle_crossings(a[0], a[1], np.asarray(c, dtype=float), rho)
+    pa = _polygonal(target)
+    if mover.is_disc and pa is not None:
+        return circle_offset_crossings(np.asarray(c, dtype=float), rho, pa[0], pa[1] + mover.parts[0].r + d)  # type: ignore[attr-defined]
     c = np.asarray(c, dtype=float)
     if float(np.hypot(*(target.center - c))) > target.radius + 2 * mover.radius + d + rho:
         return np.zeros((0, 2))
     return cur.roots(lambda P: np.hypot(*(P - c).T) - rho)
 
 
+def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B: list[Footprint], gaps_b: list[float]) -> np.ndarray:
+    """Centres at gap ga from some footprint of A and at gap gb from some (other)
+    footprint of B at once, for every ga in gaps_a and gb in gaps_b: closed-form circle
+    crossings when everything is round, the root finder otherwise (pairs whose loci
+    cannot meet are skipped by their enclosing radii)."""
+    if not A or not B:
+        return np.zeros((0, 2))
+    out = []
+    if mover.is_disc and all(a.is_disc for a in A) and all(b.is_disc for b in B):
+        rm = mover.parts[0].r  # type: ignore[attr-defined]
+        CA = np.array([a.parts[0].center for a in A]).reshape(-1, 2)
+        CB = np.array([b.parts[0].center for b in B]).reshape(-1, 2)
+        ra = np.array([a.parts[0].r for a in A]) + rm  # type: ignore[attr-defined]
+        rb = np.array([b.parts[0].r for b in B]) + rm  # type: ignore[attr-defined]
+        for ga in gaps_a:
+            for gb in gaps_b:
+                out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
+        return np.vstack(out) if out else np.zeros((0, 2))
+    reach_a = max(gaps_a) + 2 * mover.radius
+    reach_b = max(gaps_b) + 2 * mover.radius
+    for fa in A:
+        for fb in B:
+            if fa is fb:
+                continue
+            if float(np.hypot(*(fa.center - fb.center))) > fa.radius + fb.radius + reach_a + reach_b:
+                continue
+            for ga in gaps_a:
+                for gb in gaps_b:
+                    out.append(locus_crossings(mover, fa, ga, fb, gb))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def arrangement_points(C: np.ndarray, R: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The vertices of an arrangement of circles (every pairwise crossing, closed form)
+    plus the point of each circle nearest each start. A region bounded by arcs of these
+    circles (intersections and differences of their discs) either has a vertex among
+    the crossings or is bounded by one whole circle, on which the point nearest a start
+    lies: so every non-empty such region contains one of these points on its boundary."""
+    C = np.asarray(C, dtype=float).reshape(-1, 2)
+    R = np.asarray(R, dtype=float).reshape(-1)
+    if len(C) == 0:
+        return np.zeros((0, 2))
+    out = [circles_crossings_many(C, R, C, R)]
+    for s0 in np.atleast_2d(starts):
+        v = s0 - C
+        n = np.hypot(v[:, 0], v[:, 1])
+        ok = n > 0
+        out.append(C[ok] + v[ok] * (R[ok] / n[ok])[:, None])
+    return np.vstack(out)
+
+
+def nearest_spots(mover: Footprint, targets: list[Footprint], gaps: list[float], starts: np.ndarray) -> np.ndarray:
+    """For each target, gap and start: the spot at that gap nearest the start."""
+    out = [locus_nearest(mover, t, g, s0) for t in targets for g in gaps for s0 in np.atleast_2d(starts)]
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def reach_crossings(mover: Footprint, targets: list[Footprint], gaps: list[float], start: np.ndarray, radius: float) -> np.ndarray:
+    """Where each target's loci cross the circle of ``radius`` round ``start`` (the
+    farthest a straight move of that length reaches along the locus)."""
+    out = [locus_circle_crossings(mover, t, g, start, radius) for t in targets for g in gaps]
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
 __all__ = [
+    "arrangement_points",
+    "nearest_spots",
+    "pair_crossings",
+    "reach_crossings",
     "OffsetCurve",
     "angle_roots",
     "circle_crossings",

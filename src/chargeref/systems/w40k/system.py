@@ -21,7 +21,7 @@ from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
 from .solver import EPS, ChargeProblem, Placement, coherent, furthest, sd_many
-from .world import Model, World, build_world
+from .world import Model, World, build_world, in_engagement, unit_distance
 
 NAME = "40k"
 
@@ -30,26 +30,6 @@ def _r6(x: float) -> float:
     """Round reported lengths and coordinates to 1e-9 of the unit: far below the 1e-6
     tolerance, so rounding never pushes a move over its budget or out of contact."""
     return round(float(x), 9)
-
-
-def _dist3(world: World, a: Model, b: Model) -> float:
-    """Closest distance between two flat bases at their heights."""
-    h = max(0.0, float(sd_many(a.fp, a.xy[None], b.fp)[0]))
-    return math.hypot(h, a.z - b.z)
-
-
-def unit_distance(world: World, u: str, v: str) -> float:
-    return min(_dist3(world, a, b) for a in world.unit_models[u] for b in world.unit_models[v])
-
-
-def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
-    r = world.rules
-    er = r.er if er is None else er
-    for a in world.unit_models[u]:
-        for b in world.unit_models[v]:
-            if abs(a.z - b.z) <= r.er_v + TOL and sd_many(a.fp, a.xy[None], b.fp)[0] <= er + TOL:
-                return True
-    return False
 
 
 class W40k:

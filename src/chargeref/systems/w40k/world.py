@@ -30,7 +30,7 @@ import shapely
 from ...geometry.bases import base_footprint, polygon_footprint, wall_footprint
 from ...geometry.paths import Barrier
 from ...geometry.placement import grown
-from ...geometry.shapes import Footprint
+from ...geometry.shapes import TOL, Footprint, signed_distance
 from ...scenario import Scenario40k, inch, mm_per_unit
 from .editions import Edition, edition
 
@@ -203,6 +203,28 @@ class World:
     def vertical_cost(self, z0: float, z1: float) -> float:
         dz = abs(z1 - z0)
         return dz if dz > self.rules.climb_free + 1e-12 else 0.0
+
+
+def _dist3(a: Model, b: Model) -> float:
+    """Closest distance between two flat bases at their heights."""
+    h = max(0.0, float(signed_distance(a.fp, b.fp)))
+    return math.hypot(h, a.z - b.z)
+
+
+def unit_distance(world: World, u: str, v: str) -> float:
+    """Closest distance between two units' models."""
+    return min(_dist3(a, b) for a in world.unit_models[u] for b in world.unit_models[v])
+
+
+def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
+    """Is some model of u within engagement range (or ``er``) of some model of v?"""
+    r = world.rules
+    er = r.er if er is None else er
+    for a in world.unit_models[u]:
+        for b in world.unit_models[v]:
+            if abs(a.z - b.z) <= r.er_v + TOL and signed_distance(a.fp, b.fp) <= er + TOL:
+                return True
+    return False
 
 
 def model_footprint(m, mpu: float) -> Footprint:  # noqa: ANN001
