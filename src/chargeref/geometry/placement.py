@@ -365,6 +365,14 @@ def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footpr
     reach = target.radius + mover.radius + d + other.radius + mover.radius + k
     if float(np.hypot(*(target.center - other.center))) > reach:
         return np.zeros((0, 2))
+    # when one locus is a circle, walk the other curve and solve for the distance to
+    # the circle's centre (cheap); otherwise solve for the exact gap to ``other``
+    if b is not None:
+        cb, rb = b
+        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb)
+    if a is not None:
+        ca, ra = a
+        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra)
     return cur.roots(lambda P: sd_at(mover, P, other) - k)
 
 
