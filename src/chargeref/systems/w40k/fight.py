@@ -71,6 +71,7 @@ import numpy as np
 import shapely
 from scipy.optimize import minimize_scalar
 
+from ... import budget
 from ...errors import Problem, RequestError
 from ...geometry.paths import CostField, Planner, path_cost
 from ...geometry.placement import (
@@ -583,6 +584,7 @@ class _Mover:
         start, where those loci cross the full move's circle round the start, the
         spots packed between two enemy bases or against terrain no base may end on;
         and the straight approach toward the closest enemy model(s)."""
+        budget.check()
         gaps = [HAIR, self.er - HAIR]
         near = self._near_enemies(m)
         fps = [e.fp for e in near]
@@ -618,6 +620,7 @@ class _Mover:
         """Constructed spots that link to the unit's other models where they stand:
         their coherency and packing loci crossed with the enemy loci and with each
         other (two links), and the linking spot nearest the start."""
+        budget.check()
         coh = self.w.rules.coh - HAIR
         mates = []
         for q in self.models:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ... import budget
 from ...geometry.paths import Planner
 from ...geometry.placement import (
     circles_crossings_many,
@@ -417,6 +418,7 @@ class ChargeProblem:
         loci = self._loci()
         spots: list[np.ndarray] = [starts]
         for t in self.all_targets:
+            budget.check()
             for d in loci:
                 for s0 in starts:
                     spots.append(locus_nearest(m.fp, t.fp, d, s0))
@@ -763,6 +765,7 @@ class ChargeProblem:
     def grow(self, around: list[tuple[Model, np.ndarray]], placed: list[tuple[Model, np.ndarray]] | None = None) -> None:
         """Add constructed spots round newly placed models to every bank."""
         for key, rep in self.rep.items():
+            budget.check()
             new = [self._spots_around(rep, q, p, placed or []) for q, p in around]
             if not new:
                 continue
@@ -908,6 +911,7 @@ class ChargeProblem:
         if any(not u.any() for u in use.values()):
             return None
         while len(placed) < n:
+            budget.check()
             best = None
             need = 0 if not placed else (2 if (self.two and len(placed) >= 2) else 1)
             unen = ~engaged
