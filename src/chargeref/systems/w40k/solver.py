@@ -417,11 +417,22 @@ class ChargeProblem:
         starts = self._starts_of(m)
         loci = self._loci()
         spots: list[np.ndarray] = [starts]
-        for t in self.all_targets:
-            budget.check()
+        if m.fp.is_disc and self.t_disc.all():
+            # all round: every (target, gap, start) nearest point in one closed form
             for d in loci:
-                for s0 in starts:
-                    spots.append(locus_nearest(m.fp, t.fp, d, s0))
+                budget.check()
+                R = (self.t_r + m.fp.radius + d)[:, None, None]
+                v = starts[None, :, :] - self.t_c[:, None, :]
+                n = np.hypot(v[..., 0], v[..., 1])[..., None]
+                ok = n[..., 0] > 0
+                P = self.t_c[:, None, :] + v * (R / np.where(n > 0, n, 1.0))
+                spots.append(P[ok])
+        else:
+            for t in self.all_targets:
+                budget.check()
+                for d in loci:
+                    for s0 in starts:
+                        spots.append(locus_nearest(m.fp, t.fp, d, s0))
         spots.extend(self._approach_points(m, starts))
         spots.append(self._pair_crossings(m, self.all_targets, loci, self.all_targets, [LOCUS_HAIR]))
         if self.nontarget_models:
@@ -441,6 +452,18 @@ class ChargeProblem:
         edge spot (at tenths of the way): where a model that need not engage may stop."""
         out = []
         er_in = self.w.rules.er - LOCUS_HAIR
+        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
+            # all round: the nearest engagement-edge spot of each start in closed form
+            v = starts[:, None, :] - self.t_c[None, :, :]
+            n = np.hypot(v[..., 0], v[..., 1])
+            gap = n - (self.t_r[None, :] + m.fp.radius + er_in)
+            j = np.argmin(gap, axis=1)
+            for i, s0 in enumerate(starts):
+                if n[i, j[i]] <= 0 or gap[i, j[i]] <= 0:
+                    continue
+                q = self.t_c[j[i]] + v[i, j[i]] * ((self.t_r[j[i]] + m.fp.radius + er_in) / n[i, j[i]])
+                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), q - s0))
+            return out
         for s0 in starts:
             best = None
             for t in self.all_targets:
@@ -549,14 +572,18 @@ class ChargeProblem:
         out = []
         for s0 in starts:
             d = np.hypot(*(self.t_c - s0).T) - self.t_r
-            for i in np.argsort(d)[:near]:
+            idx = np.argsort(d)[:near]
+            if m.fp.is_disc and self.t_disc[idx].all():
+                # one closed-form call: the nearest targets' loci against every radius
+                C1 = np.repeat(self.t_c[idx], len(loci), axis=0)
+                R1 = np.concatenate([self.t_r[i] + m.fp.radius + np.asarray(loci) for i in idx])
+                out.append(circles_crossings_many(C1, R1, np.repeat(s0[None], len(radii), 0), radii))
+                continue
+            for i in idx:
                 t = self.all_targets[int(i)]
                 for g in loci:
-                    if m.fp.is_disc and t.fp.is_disc:
-                        out.append(circles_crossings_many(t.xy, t.fp.radius + m.fp.radius + g, np.repeat(s0[None], len(radii), 0), radii))
-                    else:
-                        for rho in radii:
-                            out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
+                    for rho in radii:
+                        out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
         return np.vstack(out) if out else np.zeros((0, 2))
 
     def _bank(self, m: Model, pts: np.ndarray) -> Bank:
@@ -796,11 +823,22 @@ class ChargeProblem:
         if others:
             out.append(self._pair_crossings(m, [q], [coh, LOCUS_HAIR], [o for o, _ in others], [coh, LOCUS_HAIR],
                                             pos_a=[qpos], pos_b=[p for _, p in others]))
-        # the unit moving as one body: every start moved by q's own displacement
-        out.append(self._starts_of(m) + (np.asarray(qpos, dtype=float) - q.xy))
+        # the unit moving as one body: every start moved by the first placed model's
+        # displacement (later models add their own variants only through the loci)
+        taken = {q.id} | {o.id for o, _ in placed}
+        free = np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id] and mm.id not in taken]).reshape(-1, 2)
+        if not placed:
+            out.append(free + (np.asarray(qpos, dtype=float) - q.xy))
         fq = q.fp.moved_to(qpos)
-        for s0 in self._starts_of(m):
-            out.append(locus_nearest(m.fp, fq, coh, s0))
+        if m.fp.is_disc and q.fp.is_disc and len(free):
+            c = np.asarray(qpos, dtype=float)
+            v = free - c
+            n = np.hypot(v[:, 0], v[:, 1])
+            ok = n > 0
+            out.append(c + v[ok] * ((m.fp.radius + q.fp.radius + coh) / n[ok])[:, None])
+        else:
+            for s0 in free:
+                out.append(locus_nearest(m.fp, fq, coh, s0))
         for t in self.all_targets:
             out.append(locus_nearest(m.fp, fq, coh, t.xy))
         return np.vstack([x.reshape(-1, 2) for x in out])
