@@ -5,6 +5,8 @@ Every end state is re-checked by the independent validator.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from h40k import EXAMPLES, r32, scen40k, unit40k
 
@@ -55,7 +57,13 @@ def test_example_1a_closest_legal_spot_is_8_1_inches():
     scen = load_scenario(WALLS / "ex1a.yaml")
     prob = ChargeProblem(build_world(scen), "A", ["B"], 14.0)
     need, _ = S.needed_on(prob)  # the charge without the walls rule
-    assert need.distance == pytest.approx(8.1, abs=1e-3)
+    # the seed's "8.1" exactly: A5 ends touching B10 and the wall's inner face, just past
+    # the end of B's line (the crossing of B10's contact circle with the face's offset line)
+    r = 16 / 25.4
+    y = 16.6299 + 0.3 + r
+    x = 26.7 + math.sqrt((2 * r) ** 2 - (18.5598 - y) ** 2)
+    assert need.distance == pytest.approx(math.hypot(x - 24.5916, y - 10.0), abs=1e-6)
+    assert need.distance == pytest.approx(8.1, abs=0.02)
     assert need.roll == 9
 
 
@@ -73,7 +81,12 @@ def test_example_2_an_eight_puts_one_model_in_the_pocket():
     assert r.success and r.procedure == "wtc_walls"
     legal = [m for m in r.moves if not m.token]
     assert len(legal) == 1 and legal[0].contacts == ["B6"]
-    assert legal[0].distance == pytest.approx(7.9, abs=1e-3)
+    # the seed's "7.9" exactly: touching B6 and the wall's inner face (closed form)
+    r = 16 / 25.4
+    y = 16.6299 + 0.3 + r
+    x = 21.8 - math.sqrt((2 * r) ** 2 - (18.5598 - y) ** 2)
+    assert legal[0].distance == pytest.approx(math.hypot(x - 23.2932, y - 10.0), abs=1e-6)
+    assert legal[0].distance == pytest.approx(7.9, abs=0.02)
     r7 = rule(scen, 7)
     assert r7.success and all(m.token for m in r7.moves)
 

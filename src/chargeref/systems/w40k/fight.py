@@ -40,7 +40,8 @@ What this module rules on
   leaves combat (the last one, unless a model of the unit ends in normal engagement
   range); the player's ``keep`` is then overridden and that model piles in. Whether a
   token model can reach a normal legal position decides its duty, so its candidate
-  spots are searched densely (rings every degree). When consolidating, a token model that moves
+  spots include the ends of every reachable arc of the enemy loci (constructed by
+  geometry/placement.py, no angular grid). When consolidating, a token model that moves
   must take a normal legal position if it can (its token goes); one held still keeps
   its token. Tokens persist in ``after`` across phases and turns.
 
@@ -70,9 +71,17 @@ import numpy as np
 import shapely
 from scipy.optimize import minimize_scalar
 
+from ... import budget
 from ...errors import Problem, RequestError
 from ...geometry.paths import CostField, Planner, path_cost
-from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint
+from ...geometry.placement import (
+    arrangement_points,
+    locus_nearest,
+    nearest_spots,
+    pair_crossings,
+    reach_crossings,
+)
+from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Ellipse, Footprint
 from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import require_unit
@@ -89,9 +98,8 @@ CHAIN_9 = 0.5
 EPS = 1e-7
 #: "Ends closer" must gain more than this (beyond the contract tolerance).
 CLOSER_MARGIN = 2e-6
-#: Gap left between packed friendly bases.
-PACK_GAP = 1e-4
-RING = 72
+#: Constructed spots sit this far on the generous side of the gap they are built at.
+HAIR = 1e-9
 
 STEPS = ("pile_in", "consolidate")
 
@@ -102,11 +110,6 @@ def _r6(x: float) -> float:
 
 def _pt(p: np.ndarray) -> tuple[float, float]:
     return (float(p[0]), float(p[1]))
-
-
-def _unit_vecs(n: int) -> np.ndarray:
-    th = np.linspace(0.0, 2.0 * math.pi, n, endpoint=False)
-    return np.stack([np.cos(th), np.sin(th)], axis=-1)
 
 
 # =============================================================================== geometry
@@ -571,54 +574,106 @@ class _Mover:
         return f
 
     # ---------------------------------------------------------------- spots
-    def _raw_spots(self, m: Model) -> np.ndarray:
-        """Exact candidate centres: base contact, engagement edge and half-way rings
-        around every enemy model within reach, and the straight approach toward the
-        closest enemy model(s)."""
-        U = _unit_vecs(RING)
+    def _near_enemies(self, m: Model) -> list[Model]:
         reach = self.budget + self.er + 2.0 * m.fp.radius
+        return [e for e in self.enemies if float(np.linalg.norm(e.xy - m.xy)) - e.fp.radius - m.fp.radius <= reach]
+
+    def _raw_spots(self, m: Model) -> np.ndarray:
+        """Constructed candidate centres (geometry/placement.py): round every enemy
+        model within reach, the base-contact and engagement-edge spots nearest the
+        start, where those loci cross the full move's circle round the start, the
+        spots packed between two enemy bases or against terrain no base may end on;
+        and the straight approach toward the closest enemy model(s)."""
+        budget.check()
+        gaps = [HAIR, self.er - HAIR]
+        near = self._near_enemies(m)
+        fps = [e.fp for e in near]
         out: list[np.ndarray] = [m.xy[None]]
-        for e in self.enemies:
-            if float(np.linalg.norm(e.xy - m.xy)) - e.fp.radius - m.fp.radius > reach:
-                continue
-            v = m.xy - e.xy
-            Ue = U
-            if float(np.linalg.norm(v)) > 0:
-                Ue = np.vstack([v / np.linalg.norm(v), U])
-            out.append(offset_spots(m.fp, e.fp, 0.0, Ue))
-            out.append(offset_spots(m.fp, e.fp, self.er, Ue))
-            out.append(offset_spots(m.fp, e.fp, 0.5 * self.er, U[::3]))
+        out.append(nearest_spots(m.fp, fps, gaps, m.xy[None]))
+        out.append(reach_crossings(m.fp, fps, gaps, m.xy, self.budget - HAIR))
+        walls = [f.fp for f in self.blockers if float(np.linalg.norm(f.fp.center - m.xy)) <= f.fp.radius + self.budget + 2 * m.fp.radius]
+        pf = self._few(m, fps)
+        out.append(pair_crossings(m.fp, pf, gaps, pf, [HAIR]))
+        out.append(pair_crossings(m.fp, pf, gaps, self._few(m, walls), [HAIR]))
         for e in self.closest[m.id]:
-            v = m.xy - e.xy
-            n = float(np.linalg.norm(v))
-            if n == 0:
+            contact = locus_nearest(m.fp, e.fp, HAIR, m.xy)
+            if len(contact) == 0:
                 continue
-            u = (v / n)[None]
-            contact = offset_spots(m.fp, e.fp, 0.0, u)[0]
-            w = contact - m.xy
+            w = contact[0] - m.xy
             L = float(np.linalg.norm(w))
             if L > 0:
                 ts = np.linspace(0.05, 1.0, 20)
                 out.append(m.xy + np.outer(ts, w))
                 if L > self.budget:
-                    out.append(m.xy + w * (self.budget / L))
-        return np.vstack(out)
+                    out.append(m.xy + w * ((self.budget - HAIR) / L))
+        return np.vstack([x.reshape(-1, 2) for x in out])
+
+    @staticmethod
+    def _few(m: Model, fps: list[Footprint]) -> list[Footprint]:
+        """All footprints when the crossings have closed forms (round mover, round or
+        polygonal others); otherwise (ovals: the root finder) the three nearest."""
+        if m.fp.is_disc and all(f.is_disc or (len(f.parts) == 1 and not isinstance(f.parts[0], Ellipse)) for f in fps):
+            return fps
+        return sorted(fps, key=lambda f: float(np.linalg.norm(f.center - m.xy)))[:3]
 
     def _link_spots(self, m: Model, plan: _Plan) -> np.ndarray:
-        """Spots packing against, and at coherency distance of, the unit's other models
-        where they currently stand."""
-        U = _unit_vecs(24)
-        coh = self.w.rules.coh
-        out = []
+        """Constructed spots that link to the unit's other models where they stand:
+        their coherency and packing loci crossed with the enemy loci and with each
+        other (two links), and the linking spot nearest the start."""
+        budget.check()
+        coh = self.w.rules.coh - HAIR
+        mates = []
         for q in self.models:
             if q.id == m.id:
                 continue
             if float(np.linalg.norm(plan.pos[q.id] - m.xy)) > self.budget + coh + m.fp.radius + q.fp.radius:
                 continue
-            other = q.fp.moved_to(_pt(plan.pos[q.id]))
-            out.append(offset_spots(m.fp, other, PACK_GAP, U))
-            out.append(offset_spots(m.fp, other, coh * 0.999, U[::2]))
-        return np.vstack(out) if out else np.zeros((0, 2))
+            mates.append(q.fp.moved_to(_pt(plan.pos[q.id])))
+        if not mates:
+            return np.zeros((0, 2))
+        near = self._near_enemies(m)
+        fps = [e.fp for e in near]
+        if not (m.fp.is_disc and all(f.is_disc for f in fps + mates)):
+            # shapes that need the root finder: this runs for every model on every pass
+            # of the search, so only the linking spot nearest the start and, as
+            # heuristic extras (legality is checked spot by spot; no verdict rests on
+            # them), spots round each mate along 12 normals
+            U = np.array([[math.cos(a), math.sin(a)] for a in np.arange(12) * (math.pi / 6)])
+            extra = [offset_spots(m.fp, q, g, U) for q in mates for g in (HAIR, coh)]
+            return np.vstack([nearest_spots(m.fp, mates, [coh], m.xy[None]), *extra])
+        out = [
+            pair_crossings(m.fp, mates, [coh, HAIR], fps, [HAIR, self.er - HAIR]),
+            pair_crossings(m.fp, mates, [coh, HAIR], mates, [coh, HAIR]),
+            nearest_spots(m.fp, mates, [coh], m.xy[None]),
+        ]
+        if m.id in self.dense and m.fp.is_disc and all(f.is_disc for f in fps + mates):
+            out.append(self._arrangement(m, near, mates))
+        return np.vstack([x.reshape(-1, 2) for x in out])
+
+    def _arrangement(self, m: Model, near: list[Model], mates: list[Footprint]) -> np.ndarray:
+        """Round bases only: every circle that bounds where the model may end (enemy
+        contact and engagement edges, other bases, the full move round the start, the
+        "ends closer" limit round the closest enemy models, coherency with the mates
+        where they stand) and the vertices of their arrangement (geometry/placement.py):
+        if any spot satisfies them all, one of these does."""
+        rm = m.fp.radius
+        coh = self.w.rules.coh - HAIR
+        C: list[np.ndarray] = [m.xy]
+        R: list[float] = [self.budget - HAIR]
+        for e in near:
+            C += [e.xy, e.xy]
+            R += [rm + e.fp.radius + HAIR, rm + e.fp.radius + self.er - HAIR]
+        for e in self.closest[m.id]:
+            C.append(e.xy)
+            R.append(rm + e.fp.radius + self.d0[m.id] - 2 * CLOSER_MARGIN)
+        for o in self.others:
+            if o.fp.is_disc and float(np.linalg.norm(o.xy - m.xy)) <= self.budget + o.fp.radius + rm:
+                C.append(o.xy)
+                R.append(rm + o.fp.radius + HAIR)
+        for q in mates:
+            C += [q.center, q.center]
+            R += [rm + q.radius + coh, rm + q.radius + HAIR]
+        return arrangement_points(np.array(C), np.array(R), m.xy[None])
 
     def _fits(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
         """On the board, out of terrain no base may end in, and overlapping no model of
@@ -702,21 +757,19 @@ class _Mover:
 
     def _dense_spots(self, m: Model) -> np.ndarray:
         """Extra candidates for a token model, whose duty to pile in depends on whether
-        any normal legal position is in reach: rings every degree at 0, 1/4, 1/2, 3/4
-        and 1 engagement range around every enemy model within reach, and the circle of
-        the full 3" move around the model, every half degree."""
-        U = _unit_vecs(360)
-        reach = self.budget + self.er + 2.0 * m.fp.radius
-        out: list[np.ndarray] = []
-        for e in self.enemies:
-            if float(np.linalg.norm(e.xy - m.xy)) - e.fp.radius - m.fp.radius > reach:
-                continue
-            for f in (0.0, 0.25, 0.5, 0.75, 1.0):
-                out.append(offset_spots(m.fp, e.fp, f * self.er, U))
-        V = _unit_vecs(720)
-        out.append(m.xy + (self.budget - 1e-9) * V)
-        out.append(m.xy + 0.95 * self.budget * V)
-        return np.vstack(out)
+        any normal legal position is in reach: besides the spots of ``_raw_spots``, the
+        ends of every reachable arc of each enemy's engagement edge and contact locus
+        (crossings with the move's circle, with other bases and with terrain), so an
+        existing reachable position is found whenever the region within reach is not
+        cut off by paths longer than the straight line."""
+        gaps = [HAIR, self.er - HAIR]
+        fps = [e.fp for e in self._near_enemies(m)]
+        others = [o.fp for o in self.others if float(np.linalg.norm(o.xy - m.xy)) <= self.budget + self.er + 4 * m.fp.radius]
+        out = [
+            pair_crossings(m.fp, self._few(m, fps), gaps, self._few(m, others), [HAIR]),
+            reach_crossings(m.fp, fps, gaps, m.xy, self.budget - HAIR),
+        ]
+        return np.vstack([x.reshape(-1, 2) for x in out])
 
     def options(self, m: Model) -> _Opts:
         o = self._base_opts.get(m.id)

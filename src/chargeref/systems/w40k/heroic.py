@@ -8,7 +8,7 @@ Edition 10 has no such move: its heroic intervention is a stratagem that makes a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -19,16 +19,19 @@ from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k
 from ..base import require_unit
 from .solver import EPS, Placement, coherent, furthest, sd_many
-from .world import build_world
+from .world import build_world, in_engagement
 
-if TYPE_CHECKING:
-    from .system import W40k
+
+class _System(Protocol):
+    """What this module needs from the 40k system (no import of system.py: no cycle)."""
+
+    def _after(self, scen: Scenario40k, req: Any, moves: list[Move], success: bool, casualties: list[str]) -> dict[str, Any]: ...
 
 HI_MOVE = 3.0
 HI_RANGE = 3.0
 
 
-def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
+def heroic_intervention(system: _System, scen: Scenario40k, unit: str) -> Ruling:
     w = build_world(scen)
     u = require_unit(scen, unit, "unit")
     r = w.rules
@@ -127,8 +130,6 @@ def heroic_intervention(system: W40k, scen: Scenario40k, unit: str) -> Ruling:
             fl = [f for f in ud.get("flags", []) if f != "charged"]
             fl.append("heroic_intervened")
             ud["flags"] = fl
-    from .system import in_engagement
-
     aw = build_world(scen.__class__.model_validate(after))
     engaged = [t for t in aw.enemies_of(unit) if in_engagement(aw, unit, t)]
     return Ruling(system="40k", charger=unit, targets=targets, eligible=True, success=True, procedure="heroic_intervention",

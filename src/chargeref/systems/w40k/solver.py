@@ -35,7 +35,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ... import budget
 from ...geometry.paths import Planner
+from ...geometry.placement import (
+    circles_crossings_many,
+    corner_circles,
+    locus_circle_crossings,
+    locus_crossings,
+    locus_nearest,
+    tangent_points,
+)
 from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
 from .world import Model, World
 
@@ -44,9 +53,15 @@ from .world import Model, World
 EPS = 1e-7
 #: margin kept outside the engagement range of non-targets (beyond the 1e-6 tolerance).
 OUT_MARGIN = 2e-6
-RING = 36
-FINE_RING = 360
-PACK_GAP = 1e-4
+#: constructed spots sit this far on the generous side of the gap they are built at
+#: (inside engagement or coherency, outside contact): far below the 1e-6 tolerance
+LOCUS_HAIR = 1e-9
+#: largest number of (start, goal, obstacle) triples handled in one numpy block
+CLEAR_BLOCK = 2_000_000
+#: wrap spots are built round this many nearest obstacle pieces per target model
+WRAP_NEAREST = 8
+#: budget-circle crossings are built for this many nearest target models per start
+BUDGET_TARGETS = 3
 #: units up to this size try every order of play when placing; larger ones keep the first
 SMALL_UNIT = 10
 
@@ -171,14 +186,21 @@ class StraightLines:
             # only discs: one vectorised pass over starts x goals x discs
             if len(self.dc) == 0:
                 return np.ones((len(S), len(P)), dtype=bool)
-            d = P[None, :, :] - S[:, None, :]  # (n,k,2)
-            L2 = np.einsum("nkj,nkj->nk", d, d)
-            L2 = np.where(L2 == 0, 1.0, L2)
-            rel = self.dc[None, None, :, :] - S[:, None, None, :]  # (n,1,b,2)
-            t = np.clip(np.einsum("nkbj,nkj->nkb", np.broadcast_to(rel, (len(S), len(P), len(self.dc), 2)), d) / L2[..., None], 0, 1)
-            proj = S[:, None, None, :] + t[..., None] * d[:, :, None, :]
-            dist = np.linalg.norm(self.dc[None, None] - proj, axis=-1)
-            return np.all(dist >= r + self.dr[None, None, :] - EPS, axis=2)
+            # starts x goals x discs in blocks of at most CLEAR_BLOCK elements, so memory
+            # stays bounded however large the units (80 v 80 once took 21.8 GB)
+            nb = len(self.dc)
+            step = max(1, CLEAR_BLOCK // max(1, len(S) * nb))
+            for k0 in range(0, len(P), step):
+                Pk = P[k0 : k0 + step]
+                d = Pk[None, :, :] - S[:, None, :]  # (n,k,2)
+                L2 = np.einsum("nkj,nkj->nk", d, d)
+                L2 = np.where(L2 == 0, 1.0, L2)
+                rel = self.dc[None, None, :, :] - S[:, None, None, :]  # (n,1,b,2)
+                t = np.clip(np.einsum("nkbj,nkj->nkb", np.broadcast_to(rel, (len(S), len(Pk), nb, 2)), d) / L2[..., None], 0, 1)
+                proj = S[:, None, None, :] + t[..., None] * d[:, :, None, :]
+                dist = np.linalg.norm(self.dc[None, None] - proj, axis=-1)
+                out[:, k0 : k0 + step] = np.all(dist >= r + self.dr[None, None, :] - EPS, axis=2)
+            return out
         for i, s in enumerate(S):
             out[i] = self.clear(s, r, P)
         return out
@@ -271,7 +293,7 @@ class ChargeProblem:
         self.targets = list(targets)
         self.cap = cap
         r = world.rules
-        self.enforce_closer = (r.edition == 10 or r.wtc) if enforce_closer is None else enforce_closer
+        self.enforce_closer = (r.ed.closer_duty or r.wtc) if enforce_closer is None else enforce_closer
         self.models: list[Model] = list(world.unit_models[unit])
         self.index = {m.id: i for i, m in enumerate(self.models)}
         self.tmodels: list[list[Model]] = [world.unit_models[t] for t in self.targets]
@@ -289,8 +311,19 @@ class ChargeProblem:
         # the WTC walls rule, ruin walls (INFANTRY and BEAST only)
         self.tokens_possible = bool(r.wtc and (world.unit_keywords[unit] & {"INFANTRY", "BEAST"}))
         self.across = self._across_parts()
-        self.barriers = world.barriers_for(unit)
+        self.barriers = world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN)
         self.planner = Planner(self.barriers, world.board)
+        # edition 11: a FLY model may take to the skies: over models and terrain (only
+        # impassable terrain and, where the edition asks, non-target engagement range
+        # stay in the way), vertical distance ignored, at a fixed price off its move
+        self.sky = "FLY" in world.unit_keywords[unit] and r.ed.fly == "skies"
+        self.sky_penalty = r.ed.fly_penalty * r.inch
+        self.sky_planner = (
+            Planner(world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN, sky=True), world.board)
+            if self.sky
+            else None
+        )
+        self._sky_fields: dict[str, object] = {}
         self.straight = StraightLines(self.barriers)
         self._fields: dict[str, object] = {}
         self._found: dict[bool, list[Placement]] = {False: [], True: []}
@@ -314,6 +347,18 @@ class ChargeProblem:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
     # ------------------------------------------------------------------ set-up
+    def _path_avoid(self) -> list[Model]:
+        """Non-target models whose engagement range no point of a path may enter
+        (editions 9 and 10; edition 11 only checks the end). Only models within the
+        vertical engagement range of some charging model's level are kept: a model far
+        above or below cannot be engaged at any level this charge reaches without
+        climbing, and climbing is rare enough that we state it as a limit (docs/40k.md)."""
+        r = self.w.rules
+        if not r.ed.non_target_er_on_path:
+            return []
+        zs = [m.z for m in self.models]
+        return [o for o in self.nontarget_models if any(abs(o.z - z) <= r.er_v for z in zs)]
+
     def _prep_others(self) -> None:
         o = self.other_models
         self.o_disc = np.array([m.fp.is_disc for m in o], dtype=bool)
@@ -347,52 +392,199 @@ class ChargeProblem:
             self._fields[m.id] = f
         return f
 
+    # ------------------------------------------------------------------ constructed spots
+    def _starts_of(self, m: Model) -> np.ndarray:
+        return np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]).reshape(-1, 2)
+
+    def _loci(self) -> list[float]:
+        """The gaps to a target at which spots are built: base contact (a hair outside
+        0, so contact holds and nothing overlaps) and the engagement edge (a hair inside)."""
+        return [LOCUS_HAIR, self.w.rules.er - LOCUS_HAIR]
+
     def _initial_spots(self, m: Model) -> np.ndarray:
-        er = self.w.rules.er
-        U = _unit_vecs(RING)
-        spots = []
-        for t in self.all_targets:
-            towards = [mm.xy - t.fp.center for mm in self.models if self.keys[mm.id] == self.keys[m.id]]
-            towards = [v for v in towards if np.linalg.norm(v) > 0]
-            Ut = np.vstack([_unit_vecs(0, towards), U]) if towards else U
-            spots.append(offset_spots(m.fp, t.fp, 0.0, Ut))
-            spots.append(offset_spots(m.fp, t.fp, er, Ut))
-            spots.append(offset_spots(m.fp, t.fp, er * 0.5, U[::3]))
-            for mm in self.models:
-                if self.keys[mm.id] == self.keys[m.id]:
-                    spots.append(self._approach(mm, t))
-        # where the models of this shape stand now (a model may stay put in edition 9)
-        spots.append(np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]))
+        """Constructed end spots for a base like m, before any model is placed:
+
+        (a) on the contact locus and on the engagement edge of every target model, the
+            point nearest each start (a straight approach);
+        (d) where those loci cross the no-overlap locus of a neighbouring target model
+            (packing between two target bases) and the forbidden zone round non-targets
+            (as close as a non-target allows);
+        (e) where they cross circles round each start whose radius is a whole roll
+            (the farthest a straight move of that roll reaches), for each model's
+            nearest target models;
+        plus the starts themselves and points along each straight approach (models that
+        only need to stand closer)."""
+        starts = self._starts_of(m)
+        loci = self._loci()
+        spots: list[np.ndarray] = [starts]
+        if m.fp.is_disc and self.t_disc.all():
+            # all round: every (target, gap, start) nearest point in one closed form
+            for d in loci:
+                budget.check()
+                R = (self.t_r + m.fp.radius + d)[:, None, None]
+                v = starts[None, :, :] - self.t_c[:, None, :]
+                n = np.hypot(v[..., 0], v[..., 1])[..., None]
+                ok = n[..., 0] > 0
+                P = self.t_c[:, None, :] + v * (R / np.where(n > 0, n, 1.0))
+                spots.append(P[ok])
+        else:
+            for t in self.all_targets:
+                budget.check()
+                for d in loci:
+                    for s0 in starts:
+                        spots.append(locus_nearest(m.fp, t.fp, d, s0))
+        spots.extend(self._approach_points(m, starts))
+        spots.append(self._pair_crossings(m, self.all_targets, loci, self.all_targets, [LOCUS_HAIR]))
+        if self.nontarget_models:
+            gap = self.w.rules.er + 2 * OUT_MARGIN
+            spots.append(self._pair_crossings(m, self.all_targets, loci, self.nontarget_models, [gap]))
+        spots.append(self._budget_crossings(m, starts, loci))
+        spots.append(self._blocker_crossings(m, loci))
+        spots.append(self._wrap_spots(m, loci))
         if self.across:
             tc = np.array([t.xy for t in self.all_targets])
             for part, _, _ in self.across:
-                spots.append(face_spots(m.fp, part, tc, 0.25 * self.w.rules.inch))
-        return np.vstack(spots)
+                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
+        return np.vstack([x.reshape(-1, 2) for x in spots])
 
-    def _approach(self, m: Model, t: Model) -> np.ndarray:
-        """Spots on the straight line from the model toward the target's closest point:
-        exactly at contact and at the engagement edge, plus steps along the way."""
-        c = m.xy
-        if m.fp.is_disc and t.fp.is_disc and float(np.linalg.norm(c - t.xy)) > 0:
-            a = math.atan2(c[1] - t.xy[1], c[0] - t.xy[0])  # the centre line
-        else:
-            # the normal whose contact spot is nearest: a 720-direction grid, then a
-            # local grid of 400 (angle error below 1e-4 rad, distance error ~1e-8)
-            U = _unit_vecs(720)
-            i = int(np.argmin(np.linalg.norm(offset_spots(m.fp, t.fp, 0.0, U) - c, axis=1))) % len(U)
-            a0 = math.atan2(U[i][1], U[i][0])
-            th = np.linspace(a0 - 0.009, a0 + 0.009, 400)
-            V = np.stack([np.cos(th), np.sin(th)], axis=-1)
-            j = int(np.argmin(np.linalg.norm(offset_spots(m.fp, t.fp, 0.0, V) - c, axis=1))) % len(V)
-            a = float(th[j])
-        u = np.array([[math.cos(a), math.sin(a)]])
-        contact = offset_spots(m.fp, t.fp, 0.0, u)[:1]
-        edge = offset_spots(m.fp, t.fp, self.w.rules.er, u)[:1]
-        pts = [contact, edge]
-        v = edge[0] - c
-        if float(np.linalg.norm(v)) > 0:
-            pts.append(c + np.outer(np.linspace(0.1, 0.9, 9), v))
-        return np.vstack(pts)
+    def _approach_points(self, m: Model, starts: np.ndarray) -> list[np.ndarray]:
+        """Points on the straight line from each start toward its nearest engagement
+        edge spot (at tenths of the way): where a model that need not engage may stop."""
+        out = []
+        er_in = self.w.rules.er - LOCUS_HAIR
+        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
+            # all round: the nearest engagement-edge spot of each start in closed form
+            v = starts[:, None, :] - self.t_c[None, :, :]
+            n = np.hypot(v[..., 0], v[..., 1])
+            gap = n - (self.t_r[None, :] + m.fp.radius + er_in)
+            j = np.argmin(gap, axis=1)
+            for i, s0 in enumerate(starts):
+                if n[i, j[i]] <= 0 or gap[i, j[i]] <= 0:
+                    continue
+                q = self.t_c[j[i]] + v[i, j[i]] * ((self.t_r[j[i]] + m.fp.radius + er_in) / n[i, j[i]])
+                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), q - s0))
+            return out
+        for s0 in starts:
+            best = None
+            for t in self.all_targets:
+                q = locus_nearest(m.fp, t.fp, er_in, s0)
+                if len(q):
+                    dq = float(np.hypot(*(q[0] - s0)))
+                    if best is None or dq < best[0]:
+                        best = (dq, q[0])
+            if best is not None and best[0] > 0:
+                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), best[1] - s0))
+        return out
+
+    def _circle_of(self, m: Model, q: Model, qpos: np.ndarray | None, gap: float) -> tuple[np.ndarray, float] | None:
+        if m.fp.is_disc and q.fp.is_disc:
+            c = q.xy if qpos is None else np.asarray(qpos, dtype=float)
+            return c, m.fp.radius + q.fp.radius + gap
+        return None
+
+    def _pair_crossings(self, m: Model, A: list[Model], gaps_a: list[float], B: list[Model], gaps_b: list[float],
+                        pos_a: list[np.ndarray] | None = None, pos_b: list[np.ndarray] | None = None) -> np.ndarray:
+        """Spots at gap ga from some model of A and at gap gb from some model of B at
+        once (distinct models): closed-form circle crossings for round bases, the
+        root finder of geometry.placement otherwise."""
+        if not A or not B:
+            return np.zeros((0, 2))
+        PA = [a.xy for a in A] if pos_a is None else pos_a
+        PB = [b.xy for b in B] if pos_b is None else pos_b
+        out = []
+        if m.fp.is_disc and all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B):
+            CA = np.array(PA).reshape(-1, 2)
+            CB = np.array(PB).reshape(-1, 2)
+            ra = np.array([a.fp.radius for a in A]) + m.fp.radius
+            rb = np.array([b.fp.radius for b in B]) + m.fp.radius
+            for ga in gaps_a:
+                for gb in gaps_b:
+                    out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
+            return np.vstack(out) if out else np.zeros((0, 2))
+        reach_a = max(gaps_a) + 2 * m.fp.radius
+        reach_b = max(gaps_b) + 2 * m.fp.radius
+        for a, pa in zip(A, PA, strict=True):
+            fa = a.fp.moved_to(pa)
+            for b, pb in zip(B, PB, strict=True):
+                if a is b:
+                    continue
+                if float(np.hypot(*(np.asarray(pa) - np.asarray(pb)))) > a.fp.radius + b.fp.radius + reach_a + reach_b:
+                    continue
+                fb = b.fp.moved_to(pb)
+                for ga in gaps_a:
+                    for gb in gaps_b:
+                        out.append(locus_crossings(m.fp, fa, ga, fb, gb))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _wrap_spots(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Ends of paths that wrap round an obstacle (round mover, round target): a
+        shortest path to a target's locus leaves the last obstacle it wraps along the
+        tangent from that obstacle toward the target's centre and meets the locus where
+        that line does (the locus is a circle round the target's centre). Built for the
+        round pieces of every barrier near a target: bases, wall ends, corners."""
+        if not m.fp.is_disc:
+            return np.zeros((0, 2))
+        rm = m.fp.radius
+        circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
+        if not circles:
+            return np.zeros((0, 2))
+        C = np.array([c for c, _ in circles]).reshape(-1, 2)
+        Rr = np.array([r for _, r in circles])
+        out = []
+        for t in self.all_targets:
+            if not t.fp.is_disc:
+                continue
+            d = np.hypot(*(C - t.xy).T) - Rr
+            near = np.argsort(d)[:WRAP_NEAREST]
+            for i in near:
+                if d[i] > t.fp.radius + rm + max(loci) + 2 * self.w.rules.inch:
+                    continue
+                for T in tangent_points(t.xy, C[i], float(Rr[i])):
+                    v = T - t.xy
+                    n = float(np.hypot(v[0], v[1]))
+                    if n == 0:
+                        continue
+                    for g in loci:
+                        out.append(t.xy + v * ((t.fp.radius + rm + g) / n))
+        return np.array(out).reshape(-1, 2)
+
+    def _blocker_crossings(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Where the target loci cross the touching locus of terrain no base may end on
+        (a base squeezed between a target and a wall)."""
+        out = []
+        reach = max(loci) + 2 * m.fp.radius
+        for f in self.blockers:
+            for t in self.all_targets:
+                if float(np.hypot(*(f.fp.center - t.xy))) > f.fp.radius + t.fp.radius + reach + 1e-9:
+                    continue
+                for g in loci:
+                    out.append(locus_crossings(m.fp, t.fp, g, f.fp, LOCUS_HAIR))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _budget_crossings(self, m: Model, starts: np.ndarray, loci: list[float]) -> np.ndarray:
+        """Where the target loci cross circles of whole-roll radius round each start,
+        for each start's few nearest target models (the farthest a straight move of
+        that roll reaches along the locus)."""
+        if len(self.all_targets) == 0 or len(starts) == 0:
+            return np.zeros((0, 2))
+        radii = np.arange(1, int(math.ceil(self.cap)) + 1, dtype=float) - LOCUS_HAIR
+        near = BUDGET_TARGETS if m.fp.is_disc else 1
+        out = []
+        for s0 in starts:
+            d = np.hypot(*(self.t_c - s0).T) - self.t_r
+            idx = np.argsort(d)[:near]
+            if m.fp.is_disc and self.t_disc[idx].all():
+                # one closed-form call: the nearest targets' loci against every radius
+                C1 = np.repeat(self.t_c[idx], len(loci), axis=0)
+                R1 = np.concatenate([self.t_r[i] + m.fp.radius + np.asarray(loci) for i in idx])
+                out.append(circles_crossings_many(C1, R1, np.repeat(s0[None], len(radii), 0), radii))
+                continue
+            for i in idx:
+                t = self.all_targets[int(i)]
+                for g in loci:
+                    for rho in radii:
+                        out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
+        return np.vstack(out) if out else np.zeros((0, 2))
 
     def _bank(self, m: Model, pts: np.ndarray) -> Bank:
         """Everything about spots that depends only on the base's shape."""
@@ -522,7 +714,26 @@ class ChargeProblem:
         dz = np.abs(z - m.z)
         thr = self.w.rules.climb_free
         cost += np.where(dz > thr + 1e-12, dz, 0.0)
+        if self.sky:
+            sky = np.full(len(pts), np.inf)
+            sky[idx] = self._sky_costs(m, pts[idx])
+            cost = np.minimum(cost, sky)
         return cost
+
+    def sky_field(self, m: Model):  # noqa: ANN201
+        f = self._sky_fields.get(m.id)
+        if f is None:
+            assert self.sky_planner is not None
+            f = self.sky_planner.field(m.fp, budget=self.cap + 1e-9)
+            self._sky_fields[m.id] = f
+        return f
+
+    def _sky_costs(self, m: Model, pts: np.ndarray) -> np.ndarray:
+        """Cost of reaching each point through the skies: the path over everything but
+        impassable terrain (and avoided engagement ranges) plus the edition's price."""
+        if len(pts) == 0:
+            return np.zeros(0)
+        return np.asarray(self.sky_field(m).cost(pts), dtype=float) + self.sky_penalty
 
     def _costs_batch(self, ms: list[Model], bank: Bank, start: int) -> None:
         """Append the costs of bank spots [start:] for several models of one shape."""
@@ -530,7 +741,7 @@ class ChargeProblem:
             return
         pts = bank.pts[start:]
         ok = bank.ok[start:]
-        if ms[0].fp.is_disc and len(pts):
+        if ms[0].fp.is_disc and len(pts) and not self.sky:
             S = np.array([m.xy for m in ms])
             d = np.linalg.norm(pts[None, :, :] - S[:, None, :], axis=-1)
             cand = ok[None, :] & (d <= self.cap + EPS)
@@ -564,6 +775,8 @@ class ChargeProblem:
         c = self.field(m).cost(b.pts[idx])
         dz = np.abs(b.z[idx] - m.z)
         c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
+        if self.sky:
+            c = np.minimum(c, self._sky_costs(m, b.pts[idx]))
         self.costs[m.id][idx] = c
         self.exact[m.id][idx] = True
 
@@ -576,10 +789,11 @@ class ChargeProblem:
             use &= closer
         return Cands(b.pts[use], b.z[use], cost[use], b.ok[use], b.contact[use], b.er[use], b.dist[use], closer[use])
 
-    def grow(self, around: list[tuple[Model, np.ndarray]], placed: set[str] | frozenset[str] = frozenset()) -> None:
-        """Add packing and linking spots around placed models to every bank."""
+    def grow(self, around: list[tuple[Model, np.ndarray]], placed: list[tuple[Model, np.ndarray]] | None = None) -> None:
+        """Add constructed spots round newly placed models to every bank."""
         for key, rep in self.rep.items():
-            new = [self._spots_around(rep, q, p) for q, p in around]
+            budget.check()
+            new = [self._spots_around(rep, q, p, placed or []) for q, p in around]
             if not new:
                 continue
             pts = np.vstack(new)
@@ -590,13 +804,44 @@ class ChargeProblem:
             # every model of the shape gets costs (later orders of play may use them)
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], start)
 
-    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray) -> np.ndarray:
-        """Spots for a base like m touching (packing) and at coherency distance of q."""
-        other = q.fp.moved_to(qpos)
-        U = _unit_vecs(24)
-        pack = offset_spots(m.fp, other, PACK_GAP, U)
-        link = offset_spots(m.fp, other, self.w.rules.coh * 0.999, U[::2])
-        return np.vstack([pack, link])
+    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray, placed: list[tuple[Model, np.ndarray]]) -> np.ndarray:
+        """Constructed spots for a base like m once q stands at qpos:
+
+        (b) where q's coherency locus (a link exactly at the coherency distance) and its
+            packing locus (touching q) cross the contact locus and the engagement edge
+            of every target model;
+        (c) where q's coherency locus crosses the coherency locus of every other placed
+            model (a spot with two links: the two-neighbour rule) and their packing loci;
+        plus the points of q's coherency locus nearest each start of m's shape and
+        nearest each target model (a chain growing toward a target)."""
+        coh = self.w.rules.coh - LOCUS_HAIR
+        loci = self._loci()
+        out = [
+            self._pair_crossings(m, [q], [coh, LOCUS_HAIR], self.all_targets, loci, pos_a=[qpos]),
+        ]
+        others = [(o, p) for o, p in placed if o is not q]
+        if others:
+            out.append(self._pair_crossings(m, [q], [coh, LOCUS_HAIR], [o for o, _ in others], [coh, LOCUS_HAIR],
+                                            pos_a=[qpos], pos_b=[p for _, p in others]))
+        # the unit moving as one body: every start moved by the first placed model's
+        # displacement (later models add their own variants only through the loci)
+        taken = {q.id} | {o.id for o, _ in placed}
+        free = np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id] and mm.id not in taken]).reshape(-1, 2)
+        if not placed:
+            out.append(free + (np.asarray(qpos, dtype=float) - q.xy))
+        fq = q.fp.moved_to(qpos)
+        if m.fp.is_disc and q.fp.is_disc and len(free):
+            c = np.asarray(qpos, dtype=float)
+            v = free - c
+            n = np.hypot(v[:, 0], v[:, 1])
+            ok = n > 0
+            out.append(c + v[ok] * ((m.fp.radius + q.fp.radius + coh) / n[ok])[:, None])
+        else:
+            for s0 in free:
+                out.append(locus_nearest(m.fp, fq, coh, s0))
+        for t in self.all_targets:
+            out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        return np.vstack([x.reshape(-1, 2) for x in out])
 
     # ------------------------------------------------------------------ bounds
     def lower_bound(self) -> float:
@@ -650,6 +895,9 @@ class ChargeProblem:
         orders = [(ft, cf) for ft in range(len(self.targets)) for cf in (False, True)]
         if len(self.targets) > 1:
             orders.append((-1, False))  # start in the middle and grow toward every target
+        # last: every model takes the shortest move that engages or links (base contact
+        # comes afterwards, where the unit-level conditions allow it)
+        orders += [(ft, "least") for ft in range(len(self.targets))]
         for ft, contact_first in orders:
             p = self._greedy(R, ft, contact_first, tokens)
             if p is not None:
@@ -673,7 +921,7 @@ class ChargeProblem:
                 break
         return best
 
-    def _greedy(self, R: float, first_target: int, contact_first: bool = False, tokens: bool = False) -> Placement | None:
+    def _greedy(self, R: float, first_target: int, contact_first: bool | str = False, tokens: bool = False) -> Placement | None:
         r = self.w.rules
         n = len(self.models)
         nT = len(self.targets)
@@ -701,12 +949,15 @@ class ChargeProblem:
         if any(not u.any() for u in use.values()):
             return None
         while len(placed) < n:
+            budget.check()
             best = None
             need = 0 if not placed else (2 if (self.two and len(placed) >= 2) else 1)
             unen = ~engaged
             # score terms that depend only on the spots: once per base shape
             terms: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
-            w = 1e-3 if unen.any() else 1.0  # weight of the move's length in the score
+            least = contact_first == "least"
+            # weight of the move's length in the score ("least": the length alone decides)
+            w = 1.0 if least else (1e-3 if unen.any() else 1.0)
             for k, b in self.banks.items():
                 free = ~overlap[k] & (links[k] >= need)
                 eng = self.engages(b, tokens)
@@ -731,10 +982,14 @@ class ChargeProblem:
                         new = np.any(eng[:, unen], axis=1)
                         cols = list(np.nonzero(unen)[0])
                     focus = np.min(b.dist[:, cols], axis=1)
-                    if contact_first:
+                    if least:
+                        base = new * 1e8
+                    elif contact_first:
                         base = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
                     else:
                         base = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
+                elif least:
+                    base = np.zeros(len(b.pts))
                 else:
                     focus = np.min(b.dist, axis=1)
                     base = contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
@@ -776,7 +1031,7 @@ class ChargeProblem:
                 break
             pm = by_id[mid]
             sizes = {k: len(bb.pts) for k, bb in self.banks.items()}
-            self.grow([(pm, pos[mid])], set(pos))
+            self.grow([(pm, pos[mid])], [(by_id[q], pos[q]) for q in placed[:-1]])
             for k, bb in self.banks.items():
                 s0 = sizes[k]
                 extra = len(bb.pts) - s0
@@ -863,14 +1118,12 @@ class ChargeProblem:
         """Move models not in base contact into free contact spots where every
         unit-level condition still holds (WTC step 6.A.I, overridden by 6.C)."""
         r = self.w.rules
-        U = _unit_vecs(FINE_RING)
         for _ in range(3):
             changed = False
             for m in self.models:
                 if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
                     continue
-                spots = np.vstack([offset_spots(m.fp, t.fp, 0.0, U) for t in self.all_targets])
-                spots = spots[np.linalg.norm(spots - m.xy, axis=1) <= R + EPS]
+                spots = self._contact_spots(m, self.all_targets, pl, R)
                 if len(spots) == 0:
                     continue
                 b = self._bank(m, spots)
@@ -920,14 +1173,12 @@ class ChargeProblem:
         within the roll, which the unit-level conditions (coherency, every target
         engaged) forbade (WTC step 6.C): model id -> target model it could have touched."""
         out: dict[str, str] = {}
-        U = _unit_vecs(FINE_RING)
         for m in self.models:
             if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
                 continue
             here = pl.pos[m.id]
             for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here))):
-                spots = offset_spots(m.fp, t.fp, 0.0, U)
-                spots = spots[np.linalg.norm(spots - m.xy, axis=1) <= R + EPS]
+                spots = self._contact_spots(m, [t], pl, R)
                 if len(spots) == 0:
                     continue
                 b = self._bank(m, spots)
@@ -949,6 +1200,24 @@ class ChargeProblem:
                     break
         return out
 
+    def _contact_spots(self, m: Model, targets: list[Model], pl: Placement, R: float) -> np.ndarray:
+        """Constructed base-contact spots of m round ``targets`` within a straight move
+        of R: the nearest contact spot, the ends of the reachable contact arc (crossings
+        with the circle of radius R round the start), and the contact spots that touch
+        or link to another model (crossings with their packing and coherency loci)."""
+        hair = LOCUS_HAIR
+        coh = self.w.rules.coh - hair
+        out = []
+        for t in targets:
+            out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
+            out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
+        others = [q for q in self.models if q.id != m.id]
+        if others:
+            out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
+        out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
+        spots = np.vstack([x.reshape(-1, 2) for x in out])
+        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
         return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 
@@ -965,8 +1234,18 @@ class ChargeProblem:
             ]
         return out
 
+    def flies(self, m: Model, goal: np.ndarray) -> bool:
+        """Edition 11: does the model's cheapest way to ``goal`` take to the skies?"""
+        if not self.sky:
+            return False
+        g = np.asarray(goal, dtype=float)[None]
+        ground = float(self.field(m).cost(g)[0]) + float(self.w.vertical_cost(m.z, float(self.w.ground_z(g)[0])))
+        return float(self._sky_costs(m, g)[0]) < ground
+
     def path_of(self, m: Model, goal: np.ndarray):  # noqa: ANN201
         g = np.asarray(goal, dtype=float)
+        if self.flies(m, g):
+            return self.sky_field(m).path((float(g[0]), float(g[1])))
         if m.fp.is_disc and self.straight.clear(m.xy, m.fp.radius, g[None])[0]:
             from ...geometry.paths import PathResult
 
@@ -1025,7 +1304,32 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
         nxt = adj[frontier].any(axis=0) & ~seen
         seen |= nxt
         frontier = nxt
-    return bool(seen.all())
+    if not seen.all():
+        return False
+    spread = r.ed.max_spread
+    if spread is not None:
+        # edition 11: no two models of the unit farther apart than the spread limit
+        gaps = base_gaps(models, pl.pos)
+        if np.any(gaps > spread * r.inch):
+            return False
+    return True
+
+
+def base_gaps(models: list[Model], pos: dict[str, np.ndarray]) -> np.ndarray:
+    """Horizontal base-to-base distances between every pair of models (n, n)."""
+    n = len(models)
+    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
+    if all(m.fp.is_disc for m in models):
+        rad = np.array([m.fp.radius for m in models])
+        g = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+    else:
+        g = np.zeros((n, n))
+        for i in range(n):
+            fi = models[i].fp.moved_to(P[i])
+            for j in range(i + 1, n):
+                g[i, j] = g[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
+    np.fill_diagonal(g, 0.0)
+    return g
 
 
 __all__ = ["ChargeProblem", "Placement", "coherent", "sd_many", "offset_spots"]

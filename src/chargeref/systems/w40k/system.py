@@ -21,7 +21,7 @@ from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
 from .solver import EPS, ChargeProblem, Placement, coherent, furthest, sd_many
-from .world import Model, World, build_world
+from .world import Model, World, build_world, in_engagement, unit_distance
 
 NAME = "40k"
 
@@ -30,26 +30,6 @@ def _r6(x: float) -> float:
     """Round reported lengths and coordinates to 1e-9 of the unit: far below the 1e-6
     tolerance, so rounding never pushes a move over its budget or out of contact."""
     return round(float(x), 9)
-
-
-def _dist3(world: World, a: Model, b: Model) -> float:
-    """Closest distance between two flat bases at their heights."""
-    h = max(0.0, float(sd_many(a.fp, a.xy[None], b.fp)[0]))
-    return math.hypot(h, a.z - b.z)
-
-
-def unit_distance(world: World, u: str, v: str) -> float:
-    return min(_dist3(world, a, b) for a in world.unit_models[u] for b in world.unit_models[v])
-
-
-def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
-    r = world.rules
-    er = r.er if er is None else er
-    for a in world.unit_models[u]:
-        for b in world.unit_models[v]:
-            if abs(a.z - b.z) <= r.er_v + TOL and sd_many(a.fp, a.xy[None], b.fp)[0] <= er + TOL:
-                return True
-    return False
 
 
 class W40k:
@@ -275,6 +255,8 @@ class W40k:
         prob = self._problem(world, req)
         bare = self.open_field(world, req, prob.cap)
         need, _ = self.needed_on(prob, bare)
+        if need.exact is False:
+            reasons.append(not_proven(need))
         # the roll
         if req.roll is not None:
             roll = Roll(dice=[], modifier=req.modifier, total=int(req.roll))
@@ -375,8 +357,13 @@ class W40k:
             goal = pl.pos[m.id]
             pr = prob.path_of(m, goal)
             path = [[_r6(x), _r6(y)] for x, y in pr.points] if pr is not None else [[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(goal[0]), _r6(goal[1])]]
+            extra: dict[str, Any] = {}
+            segs = getattr(pr, "segments", None)
+            if segs is not None and "segments" in Move.model_fields:
+                extra["segments"] = segs  # lines and arcs, as the path planner gives them
             out.append(
                 Move(
+                    **extra,
                     id=m.id,
                     **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
                     to=[_r6(goal[0]), _r6(goal[1]), _r6(pl.z[m.id])],
@@ -535,6 +522,18 @@ class W40k:
         after = scenario_to_data(cur)
         after["charges"] = []
         return PhaseResult(rulings=rulings, after=after)
+
+
+def not_proven(need: Needed) -> Reason:
+    """The least roll found is not proven least: say so instead of guessing high."""
+    return Reason(
+        code="needed_not_proven",
+        message=(
+            f"the least roll found is {need.roll} ({need.distance:.6f}), but the proven lower bound "
+            f"({need.lower_bound:.6f}) rounds to a smaller roll: a smaller roll is not ruled out"
+        ),
+        witness={"distance": need.distance, "lower_bound": need.lower_bound},
+    )
 
 
 def placement_coherent(models: list[Model], pl: Placement, world: World) -> bool:

@@ -12,8 +12,10 @@ Rules modelled here (thresholds in inches, converted to the scenario unit):
 * Obstacles taller than the threshold are climbed and cannot be ended on (no ending
   mid-climb); impassable terrain is never entered.
 * Hills are ground: a model standing on one is at its height.
-* Enemy models block movement unless the mover has FLY; friendly models are passed
-  through; no model ends overlapping another at the same level.
+* Models: enemies block movement unless the mover has FLY; friends block in edition 9,
+  and in 10/11 only a friendly MONSTER or VEHICLE blocks a MONSTER or VEHICLE; no model
+  ends overlapping another at the same level. Charges in 9/10 also keep their paths
+  out of the engagement range of non-targets (``barriers_for(avoid=...)``).
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ import shapely
 
 from ...geometry.bases import base_footprint, polygon_footprint, wall_footprint
 from ...geometry.paths import Barrier
-from ...geometry.shapes import Footprint
+from ...geometry.placement import grown
+from ...geometry.shapes import TOL, Footprint, signed_distance
 from ...scenario import Scenario40k, inch, mm_per_unit
 from .editions import Edition, edition
 
 PASS_RUIN_WALLS = frozenset({"INFANTRY", "BEAST", "SWARM"})
 CAN_USE_FLOORS = frozenset({"INFANTRY", "BEAST", "SWARM", "FLY"})
+#: a MONSTER or VEHICLE may not move through a friendly MONSTER or VEHICLE (10, 11)
+BIG = frozenset({"MONSTER", "VEHICLE"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,15 +138,34 @@ class World:
             z = np.where(inside, np.maximum(z, h), z)
         return z
 
-    def barriers_for(self, unit: str, exclude_models: frozenset[str] = frozenset()) -> list[Barrier]:
-        """What blocks or costs a model of ``unit`` while it moves."""
+    def barriers_for(
+        self,
+        unit: str,
+        exclude_models: frozenset[str] = frozenset(),
+        avoid: tuple[Model, ...] | list[Model] = (),
+        avoid_gap: float = 0.0,
+        sky: bool = False,
+    ) -> list[Barrier]:
+        """What blocks or costs a model of ``unit`` while it moves.
+
+        Models, by edition (rules-notes §1.7): enemies are never crossed; friends of
+        other units may be crossed when ``ed.friends_passable``, except that a MONSTER or
+        VEHICLE may not cross a friendly MONSTER or VEHICLE when ``ed.big_blocks_big``;
+        FLY passes over every model. ``avoid`` lists models whose engagement range the
+        path may not enter (a charge's non-targets in editions 9 and 10): each becomes a
+        hard barrier grown by ``avoid_gap``, so the mover's base stays farther than that
+        from the model's base all along the path. ``sky`` (FLY in edition 11) passes over
+        terrain too; only impassable terrain and the avoided models remain."""
         kws = self.unit_keywords[unit]
         thr = self.rules.climb_free
+        ed = self.rules.ed
         out: list[Barrier] = []
         for f in self.features:
             if f.type == "impassable":
                 out.append(Barrier(f.fp, None, f.id))
                 continue
+            if sky:
+                continue  # taking to the skies: over every other terrain piece
             if f.type == "ruin_wall" and kws & PASS_RUIN_WALLS:
                 continue  # breachable for infantry, beasts and swarms
             if f.height <= thr + 1e-12:
@@ -150,11 +174,20 @@ class World:
                 out.append(Barrier(f.fp, None, f.id))
                 continue
             out.append(Barrier(f.fp, 2.0 * f.height, f.id))  # climb up and down
-        if "FLY" not in kws:
+        avoid_ids = {m.id for m in avoid}
+        if "FLY" not in kws and not sky:
             p = self.unit_player[unit]
+            big = bool(kws & BIG)
             for m in self.models:
-                if m.player != p and m.id not in exclude_models:
+                if m.unit == unit or m.id in exclude_models or m.id in avoid_ids:
+                    continue
+                if m.player != p:
                     out.append(Barrier(m.fp, None, m.id))
+                elif not ed.friends_passable or (ed.big_blocks_big and big and self.unit_keywords[m.unit] & BIG):
+                    out.append(Barrier(m.fp, None, m.id))
+        for m in avoid:
+            if m.id not in exclude_models:
+                out.append(Barrier(grown(m.fp, avoid_gap), None, f"{m.id}+er"))
         return out
 
     def end_blockers(self) -> list[Feature]:
@@ -170,6 +203,28 @@ class World:
     def vertical_cost(self, z0: float, z1: float) -> float:
         dz = abs(z1 - z0)
         return dz if dz > self.rules.climb_free + 1e-12 else 0.0
+
+
+def _dist3(a: Model, b: Model) -> float:
+    """Closest distance between two flat bases at their heights."""
+    h = max(0.0, float(signed_distance(a.fp, b.fp)))
+    return math.hypot(h, a.z - b.z)
+
+
+def unit_distance(world: World, u: str, v: str) -> float:
+    """Closest distance between two units' models."""
+    return min(_dist3(a, b) for a in world.unit_models[u] for b in world.unit_models[v])
+
+
+def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
+    """Is some model of u within engagement range (or ``er``) of some model of v?"""
+    r = world.rules
+    er = r.er if er is None else er
+    for a in world.unit_models[u]:
+        for b in world.unit_models[v]:
+            if abs(a.z - b.z) <= r.er_v + TOL and signed_distance(a.fp, b.fp) <= er + TOL:
+                return True
+    return False
 
 
 def model_footprint(m, mpu: float) -> Footprint:  # noqa: ANN001

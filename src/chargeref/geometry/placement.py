@@ -1,0 +1,476 @@
+"""Constructed end spots for a translating base: the geometry of placement.
+
+Every spot this module returns is *built* from the constraint it sits on, never taken
+from an angular or spatial grid:
+
+* the **offset curve** of a mover M round a fixed footprint T at gap ``d`` is the set of
+  centres where M (same facing) is exactly ``d`` from T. Along the common normal
+  ``u(θ)`` it is ``c(θ) = s_T(u) − s_M(−u) + d·u`` (``s`` the support point, M's taken
+  relative to its centre): exact for convex parts, and for unions of convex parts
+  every part pair gives a piece of it;
+* for two round bases the offset curve is a circle (centre T, radius ``r_M + r_T + d``)
+  and everything below has a closed form: the point of a circle nearest a start, and
+  the crossings of two circles;
+* for other shapes the same questions become scalar root problems along ``θ`` and are
+  solved with ``scipy.optimize.brentq`` to 1e-12 rad. Roots are bracketed by sign
+  changes on a set of angles that is refined (doubled) until the number of brackets is
+  the same on two successive refinements, starting from 64 angles plus every flat-edge
+  normal of the parts (where the curve has corners). A root pair closer together than
+  the final spacing can still be missed; that loses a candidate (a worse placement),
+  never gives a wrong one, and the callers say so where it matters (``exact``).
+
+The module knows no game rules: what a gap means (contact, engagement, coherency) is
+the caller's business. Lengths are in the caller's unit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .shapes import Capsule, ConvexPolygon, Disc, Footprint, Sum, footprint_translations_sd
+
+#: angular tolerance of the root finder (radians): at a radius of 10" this is 1e-11"
+ROOT_XTOL = 1e-12
+#: brackets start from this many angles and double until their count is stable
+START_ANGLES = 64
+MAX_ANGLES = 4096
+#: the two sides of a corner of an offset curve (a flat face) are taken this far off it
+CORNER_EPS = 1e-11
+
+
+# ----------------------------------------------------------------------------- circles
+
+
+def nearest_on_circle(c: np.ndarray, r: float, p: np.ndarray) -> np.ndarray:
+    """The point of the circle (centre c, radius r) nearest to p (any point if p = c)."""
+    c = np.asarray(c, dtype=float)
+    v = np.asarray(p, dtype=float) - c
+    n = float(np.hypot(v[0], v[1]))
+    if n == 0.0:
+        return c + np.array([r, 0.0])
+    return c + v * (r / n)
+
+
+def circle_crossings(c1: np.ndarray, r1: float, c2: np.ndarray, r2: float) -> np.ndarray:
+    """The 0, 1 or 2 points where two circles cross (closed form), shape (k, 2)."""
+    c1 = np.asarray(c1, dtype=float)
+    c2 = np.asarray(c2, dtype=float)
+    v = c2 - c1
+    d = float(np.hypot(v[0], v[1]))
+    if d == 0.0 or d > r1 + r2 or d < abs(r1 - r2) or r1 < 0 or r2 < 0:
+        return np.zeros((0, 2))
+    a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+    h2 = r1 * r1 - a * a
+    h = math.sqrt(max(h2, 0.0))
+    e = v / d
+    m = c1 + a * e
+    n = np.array([-e[1], e[0]])
+    if h == 0.0:
+        return m[None]
+    return np.stack([m + h * n, m - h * n])
+
+
+def circles_crossings_many(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> np.ndarray:
+    """Crossings of every circle of set 1 with every circle of set 2, vectorised."""
+    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
+    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
+    R1 = np.broadcast_to(np.asarray(R1, dtype=float), (len(C1),))
+    R2 = np.broadcast_to(np.asarray(R2, dtype=float), (len(C2),))
+    if len(C1) == 0 or len(C2) == 0:
+        return np.zeros((0, 2))
+    v = C2[None, :, :] - C1[:, None, :]
+    d = np.hypot(v[..., 0], v[..., 1])
+    r1 = R1[:, None]
+    r2 = R2[None, :]
+    ok = (d > 0) & (d <= r1 + r2) & (d >= np.abs(r1 - r2))
+    if not ok.any():
+        return np.zeros((0, 2))
+    i, j = np.nonzero(ok)
+    d = d[i, j]
+    r1 = R1[i]
+    r2 = R2[j]
+    e = v[i, j] / d[:, None]
+    a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+    h = np.sqrt(np.maximum(r1 * r1 - a * a, 0.0))
+    m = C1[i] + a[:, None] * e
+    n = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    return np.vstack([m + h[:, None] * n, m - h[:, None] * n])
+
+
+def tangent_points(p: np.ndarray, c: np.ndarray, r: float) -> np.ndarray:
+    """The two points where lines from p touch the circle (centre c, radius r)."""
+    p = np.asarray(p, dtype=float)
+    c = np.asarray(c, dtype=float)
+    v = p - c
+    d = float(np.hypot(v[0], v[1]))
+    if d <= r or r <= 0:
+        return np.zeros((0, 2))
+    a = math.acos(r / d)
+    b = math.atan2(v[1], v[0])
+    return c + r * np.array([[math.cos(b + a), math.sin(b + a)], [math.cos(b - a), math.sin(b - a)]])
+
+
+def corner_circles(fp: Footprint, r: float) -> list[tuple[np.ndarray, float]]:
+    """The round pieces of ``fp ⊕ disc(r)`` (what a disc of radius r wraps round when
+    it passes the footprint): a disc grows, a capsule's two ends, a polygon's corners."""
+    out: list[tuple[np.ndarray, float]] = []
+    for p in fp.parts:
+        if isinstance(p, Disc):
+            out.append((p.center, p.r + r))
+        elif isinstance(p, Capsule):
+            out.append((np.asarray(p.p0, dtype=float), p.r + r))
+            out.append((np.asarray(p.p1, dtype=float), p.r + r))
+        elif isinstance(p, ConvexPolygon):
+            out.extend((v, r) for v in p.V)
+    return out
+
+
+# ----------------------------------------------------------------------------- offset curves
+
+
+def grown(fp: Footprint, e: float, id_: str = "") -> Footprint:
+    """``fp ⊕ disc(e)``: every point within ``e`` of the footprint (exact, no polygon)."""
+    parts = []
+    for p in fp.parts:
+        if isinstance(p, Disc):
+            parts.append(Disc(p.c, p.r + e))
+        elif isinstance(p, Capsule):
+            parts.append(Capsule(p.p0, p.p1, p.r + e))
+        else:
+            parts.append(Sum((p, Disc((0.0, 0.0), e))))
+    return Footprint(tuple(parts), fp.kind, fp.origin, fp.meta)
+
+
+def _flat_angles(fp: Footprint) -> list[float]:
+    out: list[float] = []
+    for p in fp.parts:
+        if isinstance(p, ConvexPolygon):
+            n = p.edge_normals() if callable(getattr(p, "edge_normals", None)) else None
+            if n is not None:
+                out.extend(float(math.atan2(v[1], v[0])) for v in np.atleast_2d(n))
+    return out
+
+
+class OffsetCurve:
+    """Centres where ``mover`` (same facing, centre at ``mover.center``) is at gap ``d``
+    from ``target``: one parametrised piece per (target part, mover part) pair."""
+
+    def __init__(self, mover: Footprint, target: Footprint, d: float) -> None:
+        self.mover = mover
+        self.target = target
+        self.d = float(d)
+        c = mover.center
+        self.pieces = [(tp, mp, c) for tp in target.parts for mp in mover.parts]
+        # corners of the curve sit where a flat face of either shape is the normal
+        fl = _flat_angles(target) + [a + math.pi for a in _flat_angles(mover)]
+        self.corners = sorted({(a + 2 * math.pi) % (2 * math.pi) for a in fl})
+
+    def at(self, k: int, th: np.ndarray) -> np.ndarray:
+        tp, mp, c = self.pieces[k]
+        th = np.atleast_1d(np.asarray(th, dtype=float))
+        U = np.stack([np.cos(th), np.sin(th)], axis=-1)
+        return tp.support(U) - (mp.support(-U) - c) + self.d * U
+
+    def is_circle(self) -> tuple[np.ndarray, float] | None:
+        if self.mover.is_disc and self.target.is_disc:
+            t = self.target.parts[0]
+            return t.center, self.mover.parts[0].r + t.r + self.d  # type: ignore[attr-defined]
+        return None
+
+    def roots(self, g: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Points of the curve where the scalar function ``g`` of the centre is zero."""
+        out = []
+        for k in range(len(self.pieces)):
+            f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
+            for th in angle_roots(f, self.corners):
+                q = self.at(k, np.array([th]))[0]
+                # a bracket across a corner converges onto the jump, not onto a root
+                if abs(float(g(q[None])[0])) <= 1e-7:
+                    out.append(q)
+            # at a corner angle the curve runs straight from the support point just
+            # before it to the one just after it (a flat face sliding along a vertex)
+            for a in self.corners:
+                p0 = self.at(k, np.array([a - CORNER_EPS]))[0]
+                p1 = self.at(k, np.array([a + CORNER_EPS]))[0]
+                if float(np.hypot(*(p1 - p0))) <= 1e-9:
+                    continue
+                h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
+                h0, h1 = h(0.0), h(1.0)
+                if h0 == 0.0:
+                    out.append(p0)
+                elif h0 * h1 < 0:
+                    t = brentq(h, 0.0, 1.0, xtol=ROOT_XTOL)
+                    out.append(p0 + t * (p1 - p0))
+        return np.array(out).reshape(-1, 2)
+
+    def nearest(self, p: np.ndarray) -> np.ndarray:
+        """The curve's points nearest to p: where ``c(θ) − p`` is along the normal."""
+        circ = self.is_circle()
+        if circ is not None:
+            return nearest_on_circle(circ[0], circ[1], p)[None]
+        p = np.asarray(p, dtype=float)
+        best = None
+        for k in range(len(self.pieces)):
+
+            def f(th: np.ndarray, k: int = k) -> np.ndarray:
+                th = np.atleast_1d(th)
+                v = self.at(k, th) - p
+                return v[:, 0] * np.sin(th) - v[:, 1] * np.cos(th)
+
+            cand = [self.at(k, np.array([th]))[0] for th in angle_roots(f, self.corners)]
+            # at a corner the curve is a straight piece: the foot of p on it
+            for a in self.corners:
+                p0 = self.at(k, np.array([a - CORNER_EPS]))[0]
+                p1 = self.at(k, np.array([a + CORNER_EPS]))[0]
+                e = p1 - p0
+                L2 = float(e @ e)
+                t = 0.0 if L2 == 0.0 else min(1.0, max(0.0, float((p - p0) @ e) / L2))
+                cand.append(p0 + t * e)
+            for q in cand:
+                dq = float(np.hypot(*(q - p)))
+                if best is None or dq < best[0] - 1e-15:
+                    best = (dq, q)
+        return np.zeros((0, 2)) if best is None else best[1][None]
+
+
+def angle_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None) -> list[float]:
+    """Roots of a continuous 2π-periodic function of the angle, each to ROOT_XTOL.
+
+    Brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced plus
+    ``extra``), doubled until two successive refinements give the same number of
+    brackets (or MAX_ANGLES is reached); each bracket is then solved by brentq. Exact
+    zeros at sample angles are roots too."""
+    extra = extra or []
+    n = START_ANGLES
+    prev = -1
+    while True:
+        th = np.unique(np.concatenate([np.linspace(0.0, 2 * math.pi, n + 1), np.asarray(extra, dtype=float)]))
+        v = np.asarray(f(th), dtype=float)
+        s = np.sign(v)
+        idx = np.nonzero(s[:-1] * s[1:] < 0)[0]
+        zeros = np.nonzero(s == 0)[0]
+        count = len(idx) + len(zeros)
+        if count == prev or n >= MAX_ANGLES:
+            break
+        prev = count
+        n *= 2
+    out = [float(th[i]) for i in zeros if th[i] < 2 * math.pi]
+    for i in idx:
+        a, b = float(th[i]), float(th[i + 1])
+        out.append(brentq(lambda x: float(np.asarray(f(np.array([x])))[0]), a, b, xtol=ROOT_XTOL))
+    return out
+
+
+# ----------------------------------------------------------------------------- spots
+
+
+def sd_at(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
+    """Signed distance between ``mover`` re-centred at each point and ``other``."""
+    pts = np.atleast_2d(np.asarray(pts, dtype=float))
+    if len(pts) == 0:
+        return np.zeros(0)
+    if mover.is_disc and other.is_disc:
+        o = other.parts[0]
+        return np.hypot(*(pts - o.center).T) - mover.parts[0].r - o.r  # type: ignore[attr-defined]
+    return footprint_translations_sd(mover, other, pts - mover.center)
+
+
+def locus_nearest(mover: Footprint, target: Footprint, d: float, p: np.ndarray) -> np.ndarray:
+    """Where the mover, at gap ``d`` from ``target``, is nearest to point p (a straight
+    approach from p): closed form for two discs, root finding otherwise."""
+    return OffsetCurve(mover, target, d).nearest(p)
+
+
+def _polygonal(fp: Footprint) -> tuple[np.ndarray, float] | None:
+    """A footprint of one polygon or capsule part as (vertices, rounding radius)."""
+    if len(fp.parts) != 1:
+        return None
+    p = fp.parts[0]
+    if isinstance(p, ConvexPolygon):
+        return p.V, 0.0
+    if isinstance(p, Capsule):
+        return np.array([p.p0, p.p1], dtype=float), p.r
+    return None
+
+
+def circle_offset_crossings(c: np.ndarray, R: float, V: np.ndarray, e: float) -> np.ndarray:
+    """Where the circle (c, R) crosses the boundary of ``conv(V) ⊕ disc(e)`` (closed
+    form): the boundary is made of the edges pushed out by e and arcs of radius e round
+    the vertices; every crossing with their lines and circles is kept when it lies on
+    the boundary (its exact distance to the polygon is e within 1e-9)."""
+    c = np.asarray(c, dtype=float)
+    V = np.asarray(V, dtype=float).reshape(-1, 2)
+    out = []
+    for v in V:
+        if e > 0:
+            out.append(circle_crossings(c, R, v, e))
+    n = len(V)
+    for i in range(n if n > 2 else 1):
+        a, b = V[i], V[(i + 1) % n]
+        t = b - a
+        L = float(np.hypot(t[0], t[1]))
+        if L == 0:
+            continue
+        t = t / L
+        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
+            nrm = sgn * np.array([t[1], -t[0]])
+            p0 = a + e * nrm
+            # |p0 + s t - c| = R: s^2 + 2 s (p0-c).t + |p0-c|^2 - R^2 = 0
+            w = p0 - c
+            B = float(w @ t)
+            Cq = float(w @ w) - R * R
+            disc = B * B - Cq
+            if disc < 0:
+                continue
+            for sv in {-B - math.sqrt(disc), -B + math.sqrt(disc)}:
+                if -1e-12 <= sv <= L + 1e-12:
+                    out.append((p0 + sv * t)[None])
+    if not out:
+        return np.zeros((0, 2))
+    P = np.vstack(out)
+    if len(V) > 2:
+        from .shapes import polygon_point_signed_distance
+
+        dist = polygon_point_signed_distance(V, P)
+    else:
+        a, b = V[0], V[-1]
+        t = b - a
+        L2 = float(t @ t)
+        s = np.clip(((P - a) @ t) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
+        dist = np.hypot(*(P - (a + s[:, None] * t)).T)
+    return P[np.abs(dist - e) <= 1e-9]
+
+
+def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footprint, k: float) -> np.ndarray:
+    """Centres where the mover is at gap ``d`` from ``target`` and at gap ``k`` from
+    ``other`` at once (two offset curves crossing: coherency, packing, engagement)."""
+    cur = OffsetCurve(mover, target, d)
+    a = cur.is_circle()
+    b = OffsetCurve(mover, other, k).is_circle()
+    if a is not None and b is not None:
+        return circle_crossings(a[0], a[1], b[0], b[1])
+    if mover.is_disc:
+        # a round mover: one locus is a circle and the other a rounded polygon
+        rm = mover.parts[0].r  # type: ignore[attr-defined]
+        pa, pb = _polygonal(target), _polygonal(other)
+        if a is not None and pb is not None:
+            return circle_offset_crossings(a[0], a[1], pb[0], pb[1] + rm + k)
+        if b is not None and pa is not None:
+            return circle_offset_crossings(b[0], b[1], pa[0], pa[1] + rm + d)
+    # quick reject: the two curves lie in annuli round the shapes' centres
+    reach = target.radius + mover.radius + d + other.radius + mover.radius + k
+    if float(np.hypot(*(target.center - other.center))) > reach:
+        return np.zeros((0, 2))
+    # when one locus is a circle, walk the other curve and solve for the distance to
+    # the circle's centre (cheap); otherwise solve for the exact gap to ``other``
+    if b is not None:
+        cb, rb = b
+        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb)
+    if a is not None:
+        ca, ra = a
+        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra)
+    return cur.roots(lambda P: sd_at(mover, P, other) - k)
+
+
+def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.ndarray, rho: float) -> np.ndarray:
+    """Centres at gap ``d`` from ``target`` whose distance from point c is exactly rho
+    (e.g. a straight move of length rho from c)."""
+    cur = OffsetCurve(mover, target, d)
+    a = cur.is_circle()
+    if a is not None:
+        return circle_crossings(a[0], a[1], np.asarray(c, dtype=float), rho)
+    pa = _polygonal(target)
+    if mover.is_disc and pa is not None:
+        return circle_offset_crossings(np.asarray(c, dtype=float), rho, pa[0], pa[1] + mover.parts[0].r + d)  # type: ignore[attr-defined]
+    c = np.asarray(c, dtype=float)
+    if float(np.hypot(*(target.center - c))) > target.radius + 2 * mover.radius + d + rho:
+        return np.zeros((0, 2))
+    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho)
+
+
+def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B: list[Footprint], gaps_b: list[float]) -> np.ndarray:
+    """Centres at gap ga from some footprint of A and at gap gb from some (other)
+    footprint of B at once, for every ga in gaps_a and gb in gaps_b: closed-form circle
+    crossings when everything is round, the root finder otherwise (pairs whose loci
+    cannot meet are skipped by their enclosing radii)."""
+    if not A or not B:
+        return np.zeros((0, 2))
+    out = []
+    if mover.is_disc and all(a.is_disc for a in A) and all(b.is_disc for b in B):
+        rm = mover.parts[0].r  # type: ignore[attr-defined]
+        CA = np.array([a.parts[0].center for a in A]).reshape(-1, 2)
+        CB = np.array([b.parts[0].center for b in B]).reshape(-1, 2)
+        ra = np.array([a.parts[0].r for a in A]) + rm  # type: ignore[attr-defined]
+        rb = np.array([b.parts[0].r for b in B]) + rm  # type: ignore[attr-defined]
+        for ga in gaps_a:
+            for gb in gaps_b:
+                out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
+        return np.vstack(out) if out else np.zeros((0, 2))
+    reach_a = max(gaps_a) + 2 * mover.radius
+    reach_b = max(gaps_b) + 2 * mover.radius
+    for fa in A:
+        for fb in B:
+            if fa is fb:
+                continue
+            if float(np.hypot(*(fa.center - fb.center))) > fa.radius + fb.radius + reach_a + reach_b:
+                continue
+            for ga in gaps_a:
+                for gb in gaps_b:
+                    out.append(locus_crossings(mover, fa, ga, fb, gb))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def arrangement_points(C: np.ndarray, R: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The vertices of an arrangement of circles (every pairwise crossing, closed form)
+    plus the point of each circle nearest each start. A region bounded by arcs of these
+    circles (intersections and differences of their discs) either has a vertex among
+    the crossings or is bounded by one whole circle, on which the point nearest a start
+    lies: so every non-empty such region contains one of these points on its boundary."""
+    C = np.asarray(C, dtype=float).reshape(-1, 2)
+    R = np.asarray(R, dtype=float).reshape(-1)
+    if len(C) == 0:
+        return np.zeros((0, 2))
+    out = [circles_crossings_many(C, R, C, R)]
+    for s0 in np.atleast_2d(starts):
+        v = s0 - C
+        n = np.hypot(v[:, 0], v[:, 1])
+        ok = n > 0
+        out.append(C[ok] + v[ok] * (R[ok] / n[ok])[:, None])
+    return np.vstack(out)
+
+
+def nearest_spots(mover: Footprint, targets: list[Footprint], gaps: list[float], starts: np.ndarray) -> np.ndarray:
+    """For each target, gap and start: the spot at that gap nearest the start."""
+    out = [locus_nearest(mover, t, g, s0) for t in targets for g in gaps for s0 in np.atleast_2d(starts)]
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def reach_crossings(mover: Footprint, targets: list[Footprint], gaps: list[float], start: np.ndarray, radius: float) -> np.ndarray:
+    """Where each target's loci cross the circle of ``radius`` round ``start`` (the
+    farthest a straight move of that length reaches along the locus)."""
+    out = [locus_circle_crossings(mover, t, g, start, radius) for t in targets for g in gaps]
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+__all__ = [
+    "arrangement_points",
+    "nearest_spots",
+    "pair_crossings",
+    "reach_crossings",
+    "OffsetCurve",
+    "angle_roots",
+    "circle_crossings",
+    "circles_crossings_many",
+    "corner_circles",
+    "tangent_points",
+    "grown",
+    "locus_circle_crossings",
+    "locus_crossings",
+    "locus_nearest",
+    "nearest_on_circle",
+    "sd_at",
+]
