@@ -447,20 +447,15 @@ def test_a_set_of_units_is_a_choice_when_one_alone_cannot_be_charged() -> None:
     assert not r.success and [x.code for x in r.reasons] == ["target_beyond_roll"]
 
 
-# --------------------------------------------------------------------------- pending in the search
-# The placement search (branch "engine") is being rewritten to honour the editions
-# table; until it lands these golden verdicts are pinned as strict xfails, so the merge
-# that makes them pass turns each into a failure and its mark must go.
+# --------------------------------------------------------------------------- the search's rules per edition
 
 
-@pytest.mark.xfail(strict=True, reason="the search does not yet refuse paths through a non-target's engagement range in 10")
 def test_edition_10_refuses_the_path_through_n() -> None:
     s10 = with_edition(scen("nontarget_path.yaml"), 10)
     r = charge(s10, ("B",), dice=(6, 6))
     assert not r.success
 
 
-@pytest.mark.xfail(strict=True, reason="the search does not yet take FLY to the skies (2\" off the roll) in 11")
 def test_fly_needs_nine_to_cross_the_screen() -> None:
     s = scen("fly_skies.yaml")
     assert find_system("40k").needed(s, ChargeRequest(charger="A", targets=("B",))).roll == 9

@@ -114,13 +114,10 @@ def _charge(scen: Any, targets: tuple[str, ...], **kw: Any) -> Any:
     return find_system("40k").charge(scen, ChargeRequest(charger="A", targets=targets, **kw))
 
 
-#: Edition-11 end duties the placement search does not keep yet (they belong to the
-#: search rewrite on branch "engine"): the 9" spread (``not_coherent`` with a ``gap``
-#: witness) and "within 1" of a target if it can" (``missed_within_one``). The property
-#: test tolerates exactly these two and nothing else; the strict xfails below pin one
-#: concrete case of each, so that the merge of the rewrite turns them into failures and
-#: this set must then be emptied.
-PENDING_IN_SEARCH = frozenset({"spread", "missed_within_one"})
+#: Edition-11 violations the property test tolerates: none. (It once tolerated the 9"
+#: spread and the within-1" duty while the search did not keep them; WIDE and NEAR below
+#: are the cases that showed it.)
+PENDING_IN_SEARCH: frozenset[str] = frozenset()
 
 #: A wide block charging between two units: the search spreads it 9.45" (A1 to A4).
 WIDE = build(5, 3, 32.0, [(0.3, 3.3, 3, 25.0), (2.5, 6.2, 2, 40.0)])
@@ -132,13 +129,11 @@ def _kind(v: Any) -> str:
     return "spread" if v.code == "not_coherent" and "gap" in v.witness else v.code
 
 
-@pytest.mark.xfail(strict=True, reason="the placement search does not keep the 9\" spread of edition 11 yet")
-def test_known_gap_the_search_ignores_the_9_inch_spread() -> None:
+def test_the_search_keeps_the_9_inch_spread() -> None:
     check_choices(WIDE, only="spread")
 
 
-@pytest.mark.xfail(strict=True, reason="the placement search does not keep the within-1\" duty of edition 11 yet")
-def test_known_gap_the_search_ignores_the_within_one_duty() -> None:
+def test_the_search_keeps_the_within_one_duty() -> None:
     check_choices(NEAR, only="missed_within_one")
 
 

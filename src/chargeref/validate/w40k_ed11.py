@@ -246,17 +246,24 @@ def check_eligibility(ctx: base.Ctx) -> list[Violation]:
 
 def coherency_problems(models: Sequence[base.Placed], inch_: float) -> list[Violation]:
     """Edition 11: each model within 2" H / 5" V of at least one other model of its
-    unit, and every two models of the unit within 9" of each other (closest horizontal
-    gap between the bases)."""
+    unit, the links joining the unit into one group, and every two models of the unit
+    within 9" of each other (closest horizontal gap between the bases)."""
     n = len(models)
     if n <= 1:
         return []
     h, v = ED.coherency * inch_, ED.coherency_vertical * inch_
     spread = ED.max_spread * inch_ if ED.max_spread is not None else math.inf
     out: list[Violation] = []
+    adj: list[list[int]] = [[j for j in range(n) if j != i and base._within(models[i], models[j], h, v)] for i in range(n)]
     for i in range(n):
-        if not any(base._within(models[i], models[j], h, v) for j in range(n) if j != i):
+        if not adj[i]:
             out.append(Violation("not_coherent", f"{models[i].id} has no coherency neighbour within 2\"", (models[i].id,)))
+    groups = base._components(adj)
+    if len(groups) > 1 and all(adj):
+        # as in editions 9 and 10 (rules-notes §1.4): the links must join the unit into
+        # one group, not leave two coherent halves apart
+        out.append(Violation("not_coherent", f"the unit is split into {len(groups)} groups",
+                             tuple(models[i].id for g in groups[1:] for i in g)))
     for i in range(n):
         for j in range(i + 1, n):
             d = base._hdist(models[i], models[j])

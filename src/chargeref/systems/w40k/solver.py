@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import shapely
 
 from ... import budget
 from ...geometry.paths import Planner
@@ -46,7 +47,7 @@ from ...geometry.placement import (
     tangent_points,
 )
 from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
-from .world import Model, World
+from .world import CAN_USE_FLOORS, Model, World
 
 #: internal slack: our spots sit at most this far on the generous side of a threshold,
 #: far inside the contract tolerance (1e-6).
@@ -340,7 +341,7 @@ class ChargeProblem:
         self.rep: dict[tuple, Model] = {}
         for m in self.models:
             self.rep.setdefault(self.keys[m.id], m)
-        self.banks: dict[tuple, Bank] = {k: self._bank(rep, self._initial_spots(rep)) for k, rep in self.rep.items()}
+        self.banks: dict[tuple, Bank] = {k: self._initial_bank(rep) for k, rep in self.rep.items()}
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         for key in self.rep:
@@ -396,6 +397,62 @@ class ChargeProblem:
     def _starts_of(self, m: Model) -> np.ndarray:
         return np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]).reshape(-1, 2)
 
+    def _initial_bank(self, m: Model) -> Bank:
+        """The ground spots of ``_initial_spots`` plus, on ruin floors, the floor spots."""
+        b = self._bank(m, self._initial_spots(m))
+        for pts, h in self._floor_spots(m):
+            nb = self._bank(m, pts, z=np.full(len(pts), h))
+            b = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
+        return b
+
+    def _floor_spots(self, m: Model) -> list[tuple[np.ndarray, float]]:
+        """Ruin floors as end spots: for a unit that may stand on upper floors (INFANTRY,
+        BEAST, SWARM, FLY), the base-contact and engagement-edge spots round every target
+        model that stands on a floor's level, kept where the whole base rests on that
+        floor (exact: a round base's centre at least its radius inside the outline; other
+        bases by the support function against each side of a convex floor)."""
+        w = self.w
+        if not (self.kws & CAN_USE_FLOORS) or not w.floors:
+            return []
+        starts = self._starts_of(m)
+        out: list[tuple[np.ndarray, float]] = []
+        for _, poly, h in w.floors:
+            ts = [t for t in self.all_targets if abs(t.z - h) <= 1e-9]
+            if not ts:
+                continue
+            loci = self._loci()
+            parts = [locus_nearest(m.fp, t.fp, d, s0) for t in ts for d in loci for s0 in starts]
+            parts.append(self._pair_crossings(m, ts, loci, ts, [LOCUS_HAIR]))
+            others = [q for q in self.models if q.id != m.id]
+            if others:  # linking to a friend that will stand on the floor too
+                parts.append(self._pair_crossings(m, ts, loci, ts, [self.w.rules.coh - LOCUS_HAIR]))
+            if m.fp.is_disc:
+                parts.append(_floor_edge_crossings(m.fp.radius, ts, loci, poly))
+            pts = np.vstack([x.reshape(-1, 2) for x in parts])
+            pts = pts[self._base_on_floor(m, pts, poly)]
+            if len(pts):
+                out.append((pts, float(h)))
+        return out
+
+    @staticmethod
+    def _base_on_floor(m: Model, pts: np.ndarray, poly) -> np.ndarray:  # noqa: ANN001
+        inside = shapely.contains_xy(poly, pts[:, 0], pts[:, 1])
+        if m.fp.is_disc:
+            edge = shapely.distance(poly.exterior, shapely.points(pts))
+            return inside & (edge >= m.fp.radius - 1e-9)
+        ring = np.asarray(poly.exterior.coords)[:-1]
+        if not poly.equals(poly.convex_hull):
+            return np.zeros(len(pts), dtype=bool)  # other bases: convex floors only
+        if shapely.geometry.LinearRing(ring).is_ccw is False:
+            ring = ring[::-1]
+        e = np.roll(ring, -1, axis=0) - ring
+        n = np.stack([e[:, 1], -e[:, 0]], axis=1)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        # the base (centred at the origin) stays inside every side's half-plane
+        reach = np.max([part.h(n) for part in m.fp.parts], axis=0) - n @ m.xy
+        lim = np.einsum("ij,ij->i", ring, n)
+        return inside & np.all(pts @ n.T + reach[None, :] <= lim[None, :] + 1e-9, axis=1)
+
     def _loci(self) -> list[float]:
         """The gaps to a target at which spots are built: base contact (a hair outside
         0, so contact holds and nothing overlaps) and the engagement edge (a hair inside)."""
@@ -438,6 +495,10 @@ class ChargeProblem:
         if self.nontarget_models:
             gap = self.w.rules.er + 2 * OUT_MARGIN
             spots.append(self._pair_crossings(m, self.all_targets, loci, self.nontarget_models, [gap]))
+            # the corners of the forbidden region itself: where the zones of two
+            # non-target models cross (the notch between two bases of a screen)
+            near = self._near_targets(self.nontarget_models, m, gap)
+            spots.append(self._pair_crossings(m, near, [gap], near, [gap]))
         spots.append(self._budget_crossings(m, starts, loci))
         spots.append(self._blocker_crossings(m, loci))
         spots.append(self._wrap_spots(m, loci))
@@ -446,6 +507,17 @@ class ChargeProblem:
             for part, _, _ in self.across:
                 spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
         return np.vstack([x.reshape(-1, 2) for x in spots])
+
+    def _near_targets(self, models: list[Model], m: Model, gap: float) -> list[Model]:
+        """The models of ``models`` whose zone (at ``gap`` round a base like m) comes
+        within engagement range of some target model: only their corners can matter."""
+        if not self.all_targets:
+            return []
+        reach = 2 * m.fp.radius + gap + self.w.rules.er
+        tc = np.array([t.xy for t in self.all_targets])
+        tr = np.array([t.fp.radius for t in self.all_targets])
+        return [o for o in models
+                if np.any(np.hypot(*(tc - o.xy).T) - tr - o.fp.radius <= reach + 1e-9)]
 
     def _approach_points(self, m: Model, starts: np.ndarray) -> list[np.ndarray]:
         """Points on the straight line from each start toward its nearest engagement
@@ -586,13 +658,14 @@ class ChargeProblem:
                         out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
         return np.vstack(out) if out else np.zeros((0, 2))
 
-    def _bank(self, m: Model, pts: np.ndarray) -> Bank:
-        """Everything about spots that depends only on the base's shape."""
+    def _bank(self, m: Model, pts: np.ndarray, z: np.ndarray | None = None) -> Bank:
+        """Everything about spots that depends only on the base's shape (``z``: the
+        level of each spot, the ground by default)."""
         w = self.w
         r = w.rules
         k = len(pts)
         nT = len(self.targets)
-        z = w.ground_z(pts)
+        z = w.ground_z(pts) if z is None else z
         ok = np.ones(k, dtype=bool)
         for part in m.fp.parts:  # wholly on the board
             off = part.support(np.array([[1.0, 0], [-1.0, 0], [0, 1.0], [0, -1.0]])) - m.xy
@@ -914,6 +987,8 @@ class ChargeProblem:
         best_n = -1
         for p in pool:
             p = self._improve(p, R, tokens)
+            if self.w.rules.ed.within_one_duty:
+                p = self._improve_within(p, R)
             n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))
             if n > best_n:
                 best, best_n = p, n
@@ -1168,6 +1243,91 @@ class ChargeProblem:
                 break
         return pl
 
+    def _duty_level(self, m: Model, pl: Placement) -> int:
+        """Edition 11's end duties for one placed model: 2 within 1" of a target model,
+        1 in engagement range of one, 0 neither."""
+        b = self._bank(m, pl.pos[m.id][None])
+        if ((b.dist[0] <= self.w.rules.inch + EPS) & b.er[0]).any():
+            return 2
+        return 1 if b.er[0].any() else 0
+
+    def _gap_spots(self, m: Model, pl: Placement, R: float, gap: float) -> np.ndarray:
+        """Constructed spots of m exactly ``gap`` from a target model (less a hair), within
+        a straight move of R: the nearest such spot, the ends of the reachable arc, and
+        the spots that touch or link to another model (crossings with their loci)."""
+        hair = LOCUS_HAIR
+        g = max(gap - hair, hair)
+        coh = self.w.rules.coh - hair
+        out = []
+        for t in self.all_targets:
+            out.append(locus_nearest(m.fp, t.fp, g, m.xy))
+            out.append(locus_circle_crossings(m.fp, t.fp, g, m.xy, max(R - hair, 0.0)))
+        others = [q for q in self.models if q.id != m.id]
+        if others:
+            out.append(self._pair_crossings(m, self.all_targets, [g], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
+        out.append(self._pair_crossings(m, self.all_targets, [g], list(self.all_targets), [hair]))
+        spots = np.vstack([x.reshape(-1, 2) for x in out])
+        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+
+    def _improve_within(self, pl: Placement, R: float) -> Placement:
+        """Edition 11 (no base-contact duty): a model that could end within 1" of a target
+        model must, and one that could end engaged must; the unit-level conditions
+        (coherency, the 9" spread, every target engaged, no other unit) still override.
+        Candidate spots are built at exactly 0 and 1" (and at the engagement range) from
+        every target model, as for base contact."""
+        r = self.w.rules
+        for _ in range(3):
+            budget.check()
+            changed = False
+            for m in self.models:
+                level = self._duty_level(m, pl)
+                if level == 2:
+                    continue
+                for want, gaps in ((2, (LOCUS_HAIR, r.inch)), (1, (r.er,))):
+                    if want <= level:
+                        break
+                    spots = np.vstack([self._gap_spots(m, pl, R, g) for g in gaps])
+                    if len(spots) == 0:
+                        continue
+                    b = self._bank(m, spots)
+                    rest = ~self.engaged_by(pl, exclude=m.id)
+                    good = ((b.dist <= r.inch + EPS) & b.er).any(axis=1) if want == 2 else b.er.any(axis=1)
+                    keep = b.ok & good & (b.er | b.bar)[:, rest].all(axis=1)
+                    if self.enforce_closer:
+                        keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                    if not keep.any():
+                        continue
+                    spots, bz = spots[keep], b.z[keep]
+                    fine = np.ones(len(spots), dtype=bool)
+                    for q in self.models:
+                        if q.id != m.id:
+                            sd = self._sd_at(m, spots, q, pl.pos[q.id])
+                            fine &= ~((sd < -EPS) & (np.abs(bz - pl.z[q.id]) <= 1e-9))
+                    spots, bz = spots[fine], bz[fine]
+                    if len(spots) == 0:
+                        continue
+                    ones = np.ones(len(spots), dtype=bool)
+                    none = np.zeros((len(spots), 0), dtype=bool)
+                    cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
+                    moved = False
+                    for i in np.argsort(cost):
+                        if not np.isfinite(cost[i]) or cost[i] > R + EPS:
+                            break
+                        trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
+                        trial.via.pop(m.id, None)
+                        trial.pos[m.id] = spots[i].copy()
+                        trial.z[m.id] = float(bz[i])
+                        trial.cost[m.id] = float(cost[i])
+                        if coherent(self.models, trial, r, self.two):
+                            pl, moved = trial, True
+                            break
+                    if moved:
+                        changed = True
+                        break
+            if not changed:
+                break
+        return pl
+
     def held_back(self, pl: Placement, R: float) -> dict[str, str]:
         """Models not in base contact that could have reached a free contact spot
         within the roll, which the unit-level conditions (coherency, every target
@@ -1267,6 +1427,39 @@ def furthest(legal, hi: float, iters: int = 50) -> float:  # noqa: ANN001
         else:
             hi = mid
     return lo
+
+
+def _floor_edge_crossings(rm: float, ts: list[Model], loci: list[float], poly) -> np.ndarray:  # noqa: ANN001
+    """Where a round base of radius rm, at each gap of ``loci`` from a round target
+    model, just fits on the floor: the crossings of the target's locus (a circle) with
+    each side of the floor moved inward by rm (closed form, circle x line)."""
+    ring = np.asarray(poly.exterior.coords)[:-1]
+    if not shapely.geometry.LinearRing(ring).is_ccw:
+        ring = ring[::-1]
+    out = []
+    for t in ts:
+        if not t.fp.is_disc:
+            continue
+        c = t.xy
+        for d in loci:
+            R = t.fp.radius + rm + d
+            for a, b in zip(ring, np.roll(ring, -1, axis=0), strict=True):
+                e = b - a
+                L = float(np.hypot(*e))
+                if L == 0:
+                    continue
+                u = e / L
+                n = np.array([-u[1], u[0]])  # inward for a counter-clockwise outline
+                p0 = a + rm * n  # a point of the moved side
+                # points p0 + s u at distance R from c
+                w = p0 - c
+                bq = float(w @ u)
+                disc = bq * bq - (float(w @ w) - R * R)
+                if disc < 0:
+                    continue
+                for sgn in (-1.0, 1.0):
+                    out.append(p0 + (-bq + sgn * math.sqrt(disc)) * u)
+    return np.array(out).reshape(-1, 2)
 
 
 def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict[str, float], r, slack: float = 0.0) -> np.ndarray:  # noqa: ANN001

@@ -151,7 +151,7 @@ class World:
         Models, by edition (rules-notes §1.7): enemies are never crossed; friends of
         other units may be crossed when ``ed.friends_passable``, except that a MONSTER or
         VEHICLE may not cross a friendly MONSTER or VEHICLE when ``ed.big_blocks_big``;
-        FLY passes over every model. ``avoid`` lists models whose engagement range the
+        FLY passes over every model (edition 11: only in the skies). ``avoid`` lists models whose engagement range the
         path may not enter (a charge's non-targets in editions 9 and 10): each becomes a
         hard barrier grown by ``avoid_gap``, so the mover's base stays farther than that
         from the model's base all along the path. ``sky`` (FLY in edition 11) passes over
@@ -175,7 +175,10 @@ class World:
                 continue
             out.append(Barrier(f.fp, 2.0 * f.height, f.id))  # climb up and down
         avoid_ids = {m.id for m in avoid}
-        if "FLY" not in kws and not sky:
+        # FLY passes over models in editions 9 and 10; in 11 only when it takes to the
+        # skies (``sky``), otherwise it moves like any other model
+        over_models = sky or ("FLY" in kws and ed.fly == "over_models")
+        if not over_models:
             p = self.unit_player[unit]
             big = bool(kws & BIG)
             for m in self.models:
