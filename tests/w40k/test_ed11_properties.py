@@ -18,7 +18,6 @@ import os
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 

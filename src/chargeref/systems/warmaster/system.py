@@ -7,10 +7,9 @@ charge rules charges. ``needed.distance`` is the least move the first stand need
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from fractions import Fraction
-
-import random
 from typing import Any
 
 import numpy as np
