@@ -359,8 +359,13 @@ class W40k:
             path = [[_r6(x), _r6(y)] for x, y in pr.points] if pr is not None else [[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(goal[0]), _r6(goal[1])]]
             extra: dict[str, Any] = {}
             segs = getattr(pr, "segments", None)
-            if segs is not None and "segments" in Move.model_fields:
-                extra["segments"] = segs  # lines and arcs, as the path planner gives them
+            if segs:
+                # the exact path is the lines and arcs the planner gives; the polyline
+                # keeps only their ends (for a drawing or a reader of points), so a
+                # ruling does not carry hundreds of points for every arc
+                extra["segments"] = list(segs)
+                ends = [segs[0]["from"], *(sg["to"] for sg in segs)]
+                path = [[_r6(q[0]), _r6(q[1])] for q in ends]
             out.append(
                 Move(
                     **extra,
