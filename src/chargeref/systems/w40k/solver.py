@@ -23,6 +23,11 @@ freedom to choose the order of models used to make the charge succeed:
    contact. A final pass moves any model not yet in base contact into a free contact
    spot when that keeps every unit-level condition.
 
+The module is split by responsibility: ``solver_base.py`` holds the values (banks,
+placements) and plain geometry (many-spot distances, straight-line clearance, the
+coherency tests), ``spots.py`` the candidate construction (a mixin), and this file the
+search itself (orders of play, the improvement passes, needed).
+
 ``needed`` (see ``system.py``) uses a proven lower bound (the straight-line distance of
 the closest model to each target's engagement range) and the least candidate cost with
 which the placement succeeds.
@@ -30,259 +35,40 @@ which the placement succeeds.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
 import numpy as np
-import shapely
 
 from ... import budget
 from ...geometry.paths import Planner
-from ...geometry.placement import (
-    circles_crossings_many,
-    corner_circles,
-    locus_circle_crossings,
-    locus_crossings,
-    locus_nearest,
-    tangent_points,
+from ...geometry.shapes import ConvexPolygon, Footprint
+from .solver_base import (  # noqa: F401  (re-exported: the placement values live there)
+    BUDGET_TARGETS,
+    CLEAR_BLOCK,
+    EPS,
+    LOCUS_HAIR,
+    OUT_MARGIN,
+    SMALL_UNIT,
+    WRAP_NEAREST,
+    Bank,
+    Cands,
+    Placement,
+    StraightLines,
+    _floor_edge_crossings,
+    _segments_cross,
+    _unit_vecs,
+    base_gaps,
+    coherency_adjacency,
+    coherent,
+    face_spots,
+    furthest,
+    offset_spots,
+    sd_many,
+    shape_key,
 )
-from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
-from .world import CAN_USE_FLOORS, Model, World
-
-#: internal slack: our spots sit at most this far on the generous side of a threshold,
-#: far inside the contract tolerance (1e-6).
-EPS = 1e-7
-#: margin kept outside the engagement range of non-targets (beyond the 1e-6 tolerance).
-OUT_MARGIN = 2e-6
-#: constructed spots sit this far on the generous side of the gap they are built at
-#: (inside engagement or coherency, outside contact): far below the 1e-6 tolerance
-LOCUS_HAIR = 1e-9
-#: largest number of (start, goal, obstacle) triples handled in one numpy block
-CLEAR_BLOCK = 2_000_000
-#: wrap spots are built round this many nearest obstacle pieces per target model
-WRAP_NEAREST = 8
-#: budget-circle crossings are built for this many nearest target models per start
-BUDGET_TARGETS = 3
-#: units up to this size try every order of play when placing; larger ones keep the first
-SMALL_UNIT = 10
+from .spots import SpotBuilder
+from .world import Model, World
 
 
-def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
-    th = np.linspace(0, 2 * math.pi, n, endpoint=False)
-    U = np.stack([np.cos(th), np.sin(th)], axis=-1)
-    if extra:
-        E = np.asarray(extra, dtype=float)
-        E = E / np.linalg.norm(E, axis=1, keepdims=True)
-        U = np.vstack([E, U])
-    return U
-
-
-def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
-    """Signed distance between ``mover`` re-centred at each point and ``other``."""
-    pts = np.atleast_2d(pts)
-    if len(pts) == 0:
-        return np.zeros(0)
-    if mover.is_disc and other.is_disc:
-        o = other.parts[0]
-        r = mover.parts[0].r  # type: ignore[attr-defined]
-        return np.linalg.norm(pts - o.center, axis=1) - r - o.radius
-    return footprint_translations_sd(mover, other, pts - mover.center)
-
-
-def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -> np.ndarray:
-    """Centres where ``mover`` (translated, same facing) is exactly ``d`` from ``target``
-    along the common normal u, for each u in U: support_T(u) - support_M(-u) + d u.
-    Exact for convex parts; for several parts, every part pair is used."""
-    out = []
-    c = mover.center
-    for tp in target.parts:
-        for mp in mover.parts:
-            out.append(tp.support(U) - (mp.support(-U) - c) + d * U)
-    return np.vstack(out)
-
-
-def face_spots(mover: Footprint, poly: ConvexPolygon, toward: np.ndarray, step: float) -> np.ndarray:
-    """Centres where ``mover`` touches a flat face of ``poly`` from outside: points along
-    every edge every ``step``, plus the foot of each point of ``toward`` on the edge."""
-    c = mover.center
-    V = poly.V
-    out = []
-    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
-        e = b - a
-        L = float(np.linalg.norm(e))
-        if L == 0:
-            continue
-        n = np.array([e[1], -e[0]]) / L  # outward for a counter-clockwise polygon
-        ts = list(np.linspace(0.0, 1.0, max(2, int(math.ceil(L / step)) + 1)))
-        for q in np.atleast_2d(toward):
-            ts.append(float(np.clip(np.dot(q - a, e) / (L * L), 0.0, 1.0)))
-        ts_arr = np.asarray(ts)
-        edge_pts = a + ts_arr[:, None] * e
-        # the mover's support point in -n sits on the edge point
-        off = np.vstack([mp.support(-n[None]) - c for mp in mover.parts])
-        for o in off:
-            out.append(edge_pts - o)
-    return np.vstack(out) if out else np.zeros((0, 2))
-
-
-def shape_key(m: Model) -> tuple:
-    """Models whose bases are the same shape at the same facing share candidate spots."""
-    parts = []
-    for p in m.fp.parts:
-        rel = p.translated((-m.xy[0], -m.xy[1]))
-        parts.append((type(p).__name__, tuple(np.round(rel.support(_unit_vecs(8)).ravel(), 9))))
-    return (round(m.z, 9), tuple(parts))
-
-
-def _seg_point_dist(s: np.ndarray, P: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Distance from each point C[j] to each segment s->P[i]: (len(P), len(C))."""
-    d = P - s  # (k,2)
-    L2 = np.einsum("ij,ij->i", d, d)
-    L2 = np.where(L2 == 0, 1.0, L2)
-    t = np.clip(((C[None, :, :] - s) * d[:, None, :]).sum(-1) / L2[:, None], 0.0, 1.0)
-    proj = s + t[..., None] * d[:, None, :]
-    return np.linalg.norm(C[None, :, :] - proj, axis=-1)
-
-
-def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Does segment s->P[i] properly cross segment A[j]->B[j]? (len(P), len(A))."""
-
-    def orient(a, b, c):  # noqa: ANN001, ANN202
-        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
-
-    S = np.broadcast_to(s, P.shape)[:, None, :]
-    Pn = P[:, None, :]
-    o1 = orient(S, Pn, A[None])
-    o2 = orient(S, Pn, B[None])
-    o3 = orient(A[None], B[None], S)
-    o4 = orient(A[None], B[None], Pn)
-    return (o1 * o2 < 0) & (o3 * o4 < 0)
-
-
-class StraightLines:
-    """Exact, vectorised check that a disc base can move straight from its start to
-    each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their
-    straight length. Anything else is left to the path planner."""
-
-    def __init__(self, barriers):  # noqa: ANN001
-        discs, polys, other = [], [], []
-        for b in barriers:
-            for p in b.footprint.parts:
-                if isinstance(p, Disc):
-                    discs.append((p.center, p.r))
-                elif isinstance(p, ConvexPolygon):
-                    polys.append(p.V)
-                else:
-                    other.append((p.center, p.radius))
-        self.dc = np.array([c for c, _ in discs]).reshape(-1, 2)
-        self.dr = np.array([r for _, r in discs])
-        self.polys = polys
-        self.oc = np.array([c for c, _ in other]).reshape(-1, 2)
-        self.orad = np.array([r for _, r in other])
-
-    def clear_many(self, S: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
-        """clear() for several starts at once: (len(S), len(P))."""
-        out = np.zeros((len(S), len(P)), dtype=bool)
-        if len(self.polys) == 0 and len(self.oc) == 0 and len(S) and len(P):
-            # only discs: one vectorised pass over starts x goals x discs
-            if len(self.dc) == 0:
-                return np.ones((len(S), len(P)), dtype=bool)
-            # starts x goals x discs in blocks of at most CLEAR_BLOCK elements, so memory
-            # stays bounded however large the units (80 v 80 once took 21.8 GB)
-            nb = len(self.dc)
-            step = max(1, CLEAR_BLOCK // max(1, len(S) * nb))
-            for k0 in range(0, len(P), step):
-                Pk = P[k0 : k0 + step]
-                d = Pk[None, :, :] - S[:, None, :]  # (n,k,2)
-                L2 = np.einsum("nkj,nkj->nk", d, d)
-                L2 = np.where(L2 == 0, 1.0, L2)
-                rel = self.dc[None, None, :, :] - S[:, None, None, :]  # (n,1,b,2)
-                t = np.clip(np.einsum("nkbj,nkj->nkb", np.broadcast_to(rel, (len(S), len(Pk), nb, 2)), d) / L2[..., None], 0, 1)
-                proj = S[:, None, None, :] + t[..., None] * d[:, :, None, :]
-                dist = np.linalg.norm(self.dc[None, None] - proj, axis=-1)
-                out[:, k0 : k0 + step] = np.all(dist >= r + self.dr[None, None, :] - EPS, axis=2)
-            return out
-        for i, s in enumerate(S):
-            out[i] = self.clear(s, r, P)
-        return out
-
-    def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
-        ok = np.ones(len(P), dtype=bool)
-        if len(P) == 0:
-            return ok
-        if len(self.dc):
-            d = _seg_point_dist(s, P, self.dc)
-            ok &= np.all(d >= r + self.dr[None, :] - EPS, axis=1)
-        if len(self.oc):
-            # curved parts we do not solve here: clear only when far from their bounds
-            d = _seg_point_dist(s, P, self.oc)
-            ok &= np.all(d >= r + self.orad[None, :] + EPS, axis=1)
-        for V in self.polys:
-            idx = np.nonzero(ok)[0]
-            if len(idx) == 0:
-                break
-            Q = P[idx]
-            A, B = V, np.roll(V, -1, axis=0)
-            near = np.all(_seg_point_dist(s, Q, V) >= r - EPS, axis=1)
-            # the segment's end points against the polygon
-            from ...geometry.shapes import polygon_point_signed_distance
-
-            near &= polygon_point_signed_distance(V, Q) >= r - EPS
-            near &= polygon_point_signed_distance(V, s[None])[0] >= r - EPS
-            # the segment against every edge (distance between segments)
-            cross = np.any(_segments_cross(s, Q, A, B), axis=1)
-            near &= ~cross
-            ok[idx] = near
-        return ok
-
-
-@dataclass
-class Bank:
-    """Candidate spots shared by every model with one base shape."""
-
-    pts: np.ndarray
-    z: np.ndarray
-    ok: np.ndarray  # fits there: board, terrain, other units, non-target ER
-    contact: np.ndarray  # base contact with some target model
-    er: np.ndarray  # (k, nT) within engagement range of target unit j
-    dist: np.ndarray  # (k, nT) distance to target unit j
-    tok: np.ndarray  # (k, nT) touching a ruin wall, within 2" of target j across it
-    bar: np.ndarray  # (k, nT) touching a barricade, within 2" of target j across it
-
-
-@dataclass
-class Cands:
-    """The spots one model can use, with its own path costs."""
-
-    pts: np.ndarray
-    z: np.ndarray
-    cost: np.ndarray
-    ok: np.ndarray
-    contact: np.ndarray
-    er: np.ndarray
-    dist: np.ndarray
-    closer: np.ndarray
-
-    def take(self, mask: np.ndarray) -> Cands:
-        return Cands(*(getattr(self, f)[mask] for f in ("pts", "z", "cost", "ok", "contact", "er", "dist", "closer")))
-
-
-@dataclass
-class Placement:
-    pos: dict[str, np.ndarray]  # model id -> xy
-    z: dict[str, float]
-    cost: dict[str, float]
-    order: list[str]
-    contacts: dict[str, list[str]] = field(default_factory=dict)
-    #: how a model engages when not by normal engagement range: "token" (WTC walls)
-    via: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def max_cost(self) -> float:
-        return max(self.cost.values()) if self.cost else 0.0
-
-
-class ChargeProblem:
+class ChargeProblem(SpotBuilder):
     """One declared charge of ``unit`` against ``targets`` in ``world``.
 
     Built once; ``solve(R)`` answers for any roll R up to ``cap``.
@@ -394,270 +180,6 @@ class ChargeProblem:
         return f
 
     # ------------------------------------------------------------------ constructed spots
-    def _starts_of(self, m: Model) -> np.ndarray:
-        return np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]).reshape(-1, 2)
-
-    def _initial_bank(self, m: Model) -> Bank:
-        """The ground spots of ``_initial_spots`` plus, on ruin floors, the floor spots."""
-        b = self._bank(m, self._initial_spots(m))
-        for pts, h in self._floor_spots(m):
-            nb = self._bank(m, pts, z=np.full(len(pts), h))
-            b = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
-        return b
-
-    def _floor_spots(self, m: Model) -> list[tuple[np.ndarray, float]]:
-        """Ruin floors as end spots: for a unit that may stand on upper floors (INFANTRY,
-        BEAST, SWARM, FLY), the base-contact and engagement-edge spots round every target
-        model that stands on a floor's level, kept where the whole base rests on that
-        floor (exact: a round base's centre at least its radius inside the outline; other
-        bases by the support function against each side of a convex floor)."""
-        w = self.w
-        if not (self.kws & CAN_USE_FLOORS) or not w.floors:
-            return []
-        starts = self._starts_of(m)
-        out: list[tuple[np.ndarray, float]] = []
-        for _, poly, h in w.floors:
-            ts = [t for t in self.all_targets if abs(t.z - h) <= 1e-9]
-            if not ts:
-                continue
-            loci = self._loci()
-            parts = [locus_nearest(m.fp, t.fp, d, s0) for t in ts for d in loci for s0 in starts]
-            parts.append(self._pair_crossings(m, ts, loci, ts, [LOCUS_HAIR]))
-            others = [q for q in self.models if q.id != m.id]
-            if others:  # linking to a friend that will stand on the floor too
-                parts.append(self._pair_crossings(m, ts, loci, ts, [self.w.rules.coh - LOCUS_HAIR]))
-            if m.fp.is_disc:
-                parts.append(_floor_edge_crossings(m.fp.radius, ts, loci, poly))
-            pts = np.vstack([x.reshape(-1, 2) for x in parts])
-            pts = pts[self._base_on_floor(m, pts, poly)]
-            if len(pts):
-                out.append((pts, float(h)))
-        return out
-
-    @staticmethod
-    def _base_on_floor(m: Model, pts: np.ndarray, poly) -> np.ndarray:  # noqa: ANN001
-        inside = shapely.contains_xy(poly, pts[:, 0], pts[:, 1])
-        if m.fp.is_disc:
-            edge = shapely.distance(poly.exterior, shapely.points(pts))
-            return inside & (edge >= m.fp.radius - 1e-9)
-        ring = np.asarray(poly.exterior.coords)[:-1]
-        if not poly.equals(poly.convex_hull):
-            return np.zeros(len(pts), dtype=bool)  # other bases: convex floors only
-        if shapely.geometry.LinearRing(ring).is_ccw is False:
-            ring = ring[::-1]
-        e = np.roll(ring, -1, axis=0) - ring
-        n = np.stack([e[:, 1], -e[:, 0]], axis=1)
-        n /= np.linalg.norm(n, axis=1, keepdims=True)
-        # the base (centred at the origin) stays inside every side's half-plane
-        reach = np.max([part.h(n) for part in m.fp.parts], axis=0) - n @ m.xy
-        lim = np.einsum("ij,ij->i", ring, n)
-        return inside & np.all(pts @ n.T + reach[None, :] <= lim[None, :] + 1e-9, axis=1)
-
-    def _loci(self) -> list[float]:
-        """The gaps to a target at which spots are built: base contact (a hair outside
-        0, so contact holds and nothing overlaps) and the engagement edge (a hair inside)."""
-        return [LOCUS_HAIR, self.w.rules.er - LOCUS_HAIR]
-
-    def _initial_spots(self, m: Model) -> np.ndarray:
-        """Constructed end spots for a base like m, before any model is placed:
-
-        (a) on the contact locus and on the engagement edge of every target model, the
-            point nearest each start (a straight approach);
-        (d) where those loci cross the no-overlap locus of a neighbouring target model
-            (packing between two target bases) and the forbidden zone round non-targets
-            (as close as a non-target allows);
-        (e) where they cross circles round each start whose radius is a whole roll
-            (the farthest a straight move of that roll reaches), for each model's
-            nearest target models;
-        plus the starts themselves and points along each straight approach (models that
-        only need to stand closer)."""
-        starts = self._starts_of(m)
-        loci = self._loci()
-        spots: list[np.ndarray] = [starts]
-        if m.fp.is_disc and self.t_disc.all():
-            # all round: every (target, gap, start) nearest point in one closed form
-            for d in loci:
-                budget.check()
-                R = (self.t_r + m.fp.radius + d)[:, None, None]
-                v = starts[None, :, :] - self.t_c[:, None, :]
-                n = np.hypot(v[..., 0], v[..., 1])[..., None]
-                ok = n[..., 0] > 0
-                P = self.t_c[:, None, :] + v * (R / np.where(n > 0, n, 1.0))
-                spots.append(P[ok])
-        else:
-            for t in self.all_targets:
-                budget.check()
-                for d in loci:
-                    for s0 in starts:
-                        spots.append(locus_nearest(m.fp, t.fp, d, s0))
-        spots.extend(self._approach_points(m, starts))
-        spots.append(self._pair_crossings(m, self.all_targets, loci, self.all_targets, [LOCUS_HAIR]))
-        if self.nontarget_models:
-            gap = self.w.rules.er + 2 * OUT_MARGIN
-            spots.append(self._pair_crossings(m, self.all_targets, loci, self.nontarget_models, [gap]))
-            # the corners of the forbidden region itself: where the zones of two
-            # non-target models cross (the notch between two bases of a screen)
-            near = self._near_targets(self.nontarget_models, m, gap)
-            spots.append(self._pair_crossings(m, near, [gap], near, [gap]))
-        spots.append(self._budget_crossings(m, starts, loci))
-        spots.append(self._blocker_crossings(m, loci))
-        spots.append(self._wrap_spots(m, loci))
-        if self.across:
-            tc = np.array([t.xy for t in self.all_targets])
-            for part, _, _ in self.across:
-                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
-        return np.vstack([x.reshape(-1, 2) for x in spots])
-
-    def _near_targets(self, models: list[Model], m: Model, gap: float) -> list[Model]:
-        """The models of ``models`` whose zone (at ``gap`` round a base like m) comes
-        within engagement range of some target model: only their corners can matter."""
-        if not self.all_targets:
-            return []
-        reach = 2 * m.fp.radius + gap + self.w.rules.er
-        tc = np.array([t.xy for t in self.all_targets])
-        tr = np.array([t.fp.radius for t in self.all_targets])
-        return [o for o in models
-                if np.any(np.hypot(*(tc - o.xy).T) - tr - o.fp.radius <= reach + 1e-9)]
-
-    def _approach_points(self, m: Model, starts: np.ndarray) -> list[np.ndarray]:
-        """Points on the straight line from each start toward its nearest engagement
-        edge spot (at tenths of the way): where a model that need not engage may stop."""
-        out = []
-        er_in = self.w.rules.er - LOCUS_HAIR
-        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
-            # all round: the nearest engagement-edge spot of each start in closed form
-            v = starts[:, None, :] - self.t_c[None, :, :]
-            n = np.hypot(v[..., 0], v[..., 1])
-            gap = n - (self.t_r[None, :] + m.fp.radius + er_in)
-            j = np.argmin(gap, axis=1)
-            for i, s0 in enumerate(starts):
-                if n[i, j[i]] <= 0 or gap[i, j[i]] <= 0:
-                    continue
-                q = self.t_c[j[i]] + v[i, j[i]] * ((self.t_r[j[i]] + m.fp.radius + er_in) / n[i, j[i]])
-                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), q - s0))
-            return out
-        for s0 in starts:
-            best = None
-            for t in self.all_targets:
-                q = locus_nearest(m.fp, t.fp, er_in, s0)
-                if len(q):
-                    dq = float(np.hypot(*(q[0] - s0)))
-                    if best is None or dq < best[0]:
-                        best = (dq, q[0])
-            if best is not None and best[0] > 0:
-                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), best[1] - s0))
-        return out
-
-    def _circle_of(self, m: Model, q: Model, qpos: np.ndarray | None, gap: float) -> tuple[np.ndarray, float] | None:
-        if m.fp.is_disc and q.fp.is_disc:
-            c = q.xy if qpos is None else np.asarray(qpos, dtype=float)
-            return c, m.fp.radius + q.fp.radius + gap
-        return None
-
-    def _pair_crossings(self, m: Model, A: list[Model], gaps_a: list[float], B: list[Model], gaps_b: list[float],
-                        pos_a: list[np.ndarray] | None = None, pos_b: list[np.ndarray] | None = None) -> np.ndarray:
-        """Spots at gap ga from some model of A and at gap gb from some model of B at
-        once (distinct models): closed-form circle crossings for round bases, the
-        root finder of geometry.placement otherwise."""
-        if not A or not B:
-            return np.zeros((0, 2))
-        PA = [a.xy for a in A] if pos_a is None else pos_a
-        PB = [b.xy for b in B] if pos_b is None else pos_b
-        out = []
-        if m.fp.is_disc and all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B):
-            CA = np.array(PA).reshape(-1, 2)
-            CB = np.array(PB).reshape(-1, 2)
-            ra = np.array([a.fp.radius for a in A]) + m.fp.radius
-            rb = np.array([b.fp.radius for b in B]) + m.fp.radius
-            for ga in gaps_a:
-                for gb in gaps_b:
-                    out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
-            return np.vstack(out) if out else np.zeros((0, 2))
-        reach_a = max(gaps_a) + 2 * m.fp.radius
-        reach_b = max(gaps_b) + 2 * m.fp.radius
-        for a, pa in zip(A, PA, strict=True):
-            fa = a.fp.moved_to(pa)
-            for b, pb in zip(B, PB, strict=True):
-                if a is b:
-                    continue
-                if float(np.hypot(*(np.asarray(pa) - np.asarray(pb)))) > a.fp.radius + b.fp.radius + reach_a + reach_b:
-                    continue
-                fb = b.fp.moved_to(pb)
-                for ga in gaps_a:
-                    for gb in gaps_b:
-                        out.append(locus_crossings(m.fp, fa, ga, fb, gb))
-        return np.vstack(out) if out else np.zeros((0, 2))
-
-    def _wrap_spots(self, m: Model, loci: list[float]) -> np.ndarray:
-        """Ends of paths that wrap round an obstacle (round mover, round target): a
-        shortest path to a target's locus leaves the last obstacle it wraps along the
-        tangent from that obstacle toward the target's centre and meets the locus where
-        that line does (the locus is a circle round the target's centre). Built for the
-        round pieces of every barrier near a target: bases, wall ends, corners."""
-        if not m.fp.is_disc:
-            return np.zeros((0, 2))
-        rm = m.fp.radius
-        circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
-        if not circles:
-            return np.zeros((0, 2))
-        C = np.array([c for c, _ in circles]).reshape(-1, 2)
-        Rr = np.array([r for _, r in circles])
-        out = []
-        for t in self.all_targets:
-            if not t.fp.is_disc:
-                continue
-            d = np.hypot(*(C - t.xy).T) - Rr
-            near = np.argsort(d)[:WRAP_NEAREST]
-            for i in near:
-                if d[i] > t.fp.radius + rm + max(loci) + 2 * self.w.rules.inch:
-                    continue
-                for T in tangent_points(t.xy, C[i], float(Rr[i])):
-                    v = T - t.xy
-                    n = float(np.hypot(v[0], v[1]))
-                    if n == 0:
-                        continue
-                    for g in loci:
-                        out.append(t.xy + v * ((t.fp.radius + rm + g) / n))
-        return np.array(out).reshape(-1, 2)
-
-    def _blocker_crossings(self, m: Model, loci: list[float]) -> np.ndarray:
-        """Where the target loci cross the touching locus of terrain no base may end on
-        (a base squeezed between a target and a wall)."""
-        out = []
-        reach = max(loci) + 2 * m.fp.radius
-        for f in self.blockers:
-            for t in self.all_targets:
-                if float(np.hypot(*(f.fp.center - t.xy))) > f.fp.radius + t.fp.radius + reach + 1e-9:
-                    continue
-                for g in loci:
-                    out.append(locus_crossings(m.fp, t.fp, g, f.fp, LOCUS_HAIR))
-        return np.vstack(out) if out else np.zeros((0, 2))
-
-    def _budget_crossings(self, m: Model, starts: np.ndarray, loci: list[float]) -> np.ndarray:
-        """Where the target loci cross circles of whole-roll radius round each start,
-        for each start's few nearest target models (the farthest a straight move of
-        that roll reaches along the locus)."""
-        if len(self.all_targets) == 0 or len(starts) == 0:
-            return np.zeros((0, 2))
-        radii = np.arange(1, int(math.ceil(self.cap)) + 1, dtype=float) - LOCUS_HAIR
-        near = BUDGET_TARGETS if m.fp.is_disc else 1
-        out = []
-        for s0 in starts:
-            d = np.hypot(*(self.t_c - s0).T) - self.t_r
-            idx = np.argsort(d)[:near]
-            if m.fp.is_disc and self.t_disc[idx].all():
-                # one closed-form call: the nearest targets' loci against every radius
-                C1 = np.repeat(self.t_c[idx], len(loci), axis=0)
-                R1 = np.concatenate([self.t_r[i] + m.fp.radius + np.asarray(loci) for i in idx])
-                out.append(circles_crossings_many(C1, R1, np.repeat(s0[None], len(radii), 0), radii))
-                continue
-            for i in idx:
-                t = self.all_targets[int(i)]
-                for g in loci:
-                    for rho in radii:
-                        out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
-        return np.vstack(out) if out else np.zeros((0, 2))
-
     def _bank(self, m: Model, pts: np.ndarray, z: np.ndarray | None = None) -> Bank:
         """Everything about spots that depends only on the base's shape (``z``: the
         level of each spot, the ground by default)."""
@@ -877,46 +399,6 @@ class ChargeProblem:
             # every model of the shape gets costs (later orders of play may use them)
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], start)
 
-    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray, placed: list[tuple[Model, np.ndarray]]) -> np.ndarray:
-        """Constructed spots for a base like m once q stands at qpos:
-
-        (b) where q's coherency locus (a link exactly at the coherency distance) and its
-            packing locus (touching q) cross the contact locus and the engagement edge
-            of every target model;
-        (c) where q's coherency locus crosses the coherency locus of every other placed
-            model (a spot with two links: the two-neighbour rule) and their packing loci;
-        plus the points of q's coherency locus nearest each start of m's shape and
-        nearest each target model (a chain growing toward a target)."""
-        coh = self.w.rules.coh - LOCUS_HAIR
-        loci = self._loci()
-        out = [
-            self._pair_crossings(m, [q], [coh, LOCUS_HAIR], self.all_targets, loci, pos_a=[qpos]),
-        ]
-        others = [(o, p) for o, p in placed if o is not q]
-        if others:
-            out.append(self._pair_crossings(m, [q], [coh, LOCUS_HAIR], [o for o, _ in others], [coh, LOCUS_HAIR],
-                                            pos_a=[qpos], pos_b=[p for _, p in others]))
-        # the unit moving as one body: every start moved by the first placed model's
-        # displacement (later models add their own variants only through the loci)
-        taken = {q.id} | {o.id for o, _ in placed}
-        free = np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id] and mm.id not in taken]).reshape(-1, 2)
-        if not placed:
-            out.append(free + (np.asarray(qpos, dtype=float) - q.xy))
-        fq = q.fp.moved_to(qpos)
-        if m.fp.is_disc and q.fp.is_disc and len(free):
-            c = np.asarray(qpos, dtype=float)
-            v = free - c
-            n = np.hypot(v[:, 0], v[:, 1])
-            ok = n > 0
-            out.append(c + v[ok] * ((m.fp.radius + q.fp.radius + coh) / n[ok])[:, None])
-        else:
-            for s0 in free:
-                out.append(locus_nearest(m.fp, fq, coh, s0))
-        for t in self.all_targets:
-            out.append(locus_nearest(m.fp, fq, coh, t.xy))
-        return np.vstack([x.reshape(-1, 2) for x in out])
-
-    # ------------------------------------------------------------------ bounds
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
         its start to within engagement range of each target, and no path is shorter
@@ -1251,24 +733,6 @@ class ChargeProblem:
             return 2
         return 1 if b.er[0].any() else 0
 
-    def _gap_spots(self, m: Model, pl: Placement, R: float, gap: float) -> np.ndarray:
-        """Constructed spots of m exactly ``gap`` from a target model (less a hair), within
-        a straight move of R: the nearest such spot, the ends of the reachable arc, and
-        the spots that touch or link to another model (crossings with their loci)."""
-        hair = LOCUS_HAIR
-        g = max(gap - hair, hair)
-        coh = self.w.rules.coh - hair
-        out = []
-        for t in self.all_targets:
-            out.append(locus_nearest(m.fp, t.fp, g, m.xy))
-            out.append(locus_circle_crossings(m.fp, t.fp, g, m.xy, max(R - hair, 0.0)))
-        others = [q for q in self.models if q.id != m.id]
-        if others:
-            out.append(self._pair_crossings(m, self.all_targets, [g], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
-        out.append(self._pair_crossings(m, self.all_targets, [g], list(self.all_targets), [hair]))
-        spots = np.vstack([x.reshape(-1, 2) for x in out])
-        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
-
     def _improve_within(self, pl: Placement, R: float) -> Placement:
         """Edition 11 (no base-contact duty): a model that could end within 1" of a target
         model must, and one that could end engaged must; the unit-level conditions
@@ -1360,24 +824,6 @@ class ChargeProblem:
                     break
         return out
 
-    def _contact_spots(self, m: Model, targets: list[Model], pl: Placement, R: float) -> np.ndarray:
-        """Constructed base-contact spots of m round ``targets`` within a straight move
-        of R: the nearest contact spot, the ends of the reachable contact arc (crossings
-        with the circle of radius R round the start), and the contact spots that touch
-        or link to another model (crossings with their packing and coherency loci)."""
-        hair = LOCUS_HAIR
-        coh = self.w.rules.coh - hair
-        out = []
-        for t in targets:
-            out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
-            out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
-        others = [q for q in self.models if q.id != m.id]
-        if others:
-            out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
-        out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
-        spots = np.vstack([x.reshape(-1, 2) for x in out])
-        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
-
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
         return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 
@@ -1412,117 +858,6 @@ class ChargeProblem:
             L = float(np.linalg.norm(g - m.xy))
             return PathResult(L, L, 0.0, ((float(m.xy[0]), float(m.xy[1])), (float(g[0]), float(g[1]))), ())
         return self.field(m).path((float(g[0]), float(g[1])))
-
-
-def furthest(legal, hi: float, iters: int = 50) -> float:  # noqa: ANN001
-    """The longest step s in [0, hi] with legal(s), by bisection (legal is assumed to
-    hold up to some length and fail beyond it); 0 when even tiny steps fail."""
-    if legal(hi):
-        return hi
-    lo = 0.0
-    for _ in range(iters):
-        mid = (lo + hi) / 2
-        if legal(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _floor_edge_crossings(rm: float, ts: list[Model], loci: list[float], poly) -> np.ndarray:  # noqa: ANN001
-    """Where a round base of radius rm, at each gap of ``loci`` from a round target
-    model, just fits on the floor: the crossings of the target's locus (a circle) with
-    each side of the floor moved inward by rm (closed form, circle x line)."""
-    ring = np.asarray(poly.exterior.coords)[:-1]
-    if not shapely.geometry.LinearRing(ring).is_ccw:
-        ring = ring[::-1]
-    out = []
-    for t in ts:
-        if not t.fp.is_disc:
-            continue
-        c = t.xy
-        for d in loci:
-            R = t.fp.radius + rm + d
-            for a, b in zip(ring, np.roll(ring, -1, axis=0), strict=True):
-                e = b - a
-                L = float(np.hypot(*e))
-                if L == 0:
-                    continue
-                u = e / L
-                n = np.array([-u[1], u[0]])  # inward for a counter-clockwise outline
-                p0 = a + rm * n  # a point of the moved side
-                # points p0 + s u at distance R from c
-                w = p0 - c
-                bq = float(w @ u)
-                disc = bq * bq - (float(w @ w) - R * R)
-                if disc < 0:
-                    continue
-                for sgn in (-1.0, 1.0):
-                    out.append(p0 + (-bq + sgn * math.sqrt(disc)) * u)
-    return np.array(out).reshape(-1, 2)
-
-
-def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict[str, float], r, slack: float = 0.0) -> np.ndarray:  # noqa: ANN001
-    """Which pairs of models are within coherency (2" horizontally, 5" vertically) at the
-    given positions: exact distances, one matrix for round bases."""
-    n = len(models)
-    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
-    Z = np.array([z[m.id] for m in models])
-    if all(m.fp.is_disc for m in models):
-        rad = np.array([m.fp.radius for m in models])
-        sd = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
-    else:
-        sd = np.full((n, n), np.inf)
-        for i in range(n):
-            fi = models[i].fp.moved_to(P[i])
-            for j in range(i + 1, n):
-                sd[i, j] = sd[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
-    adj = (sd <= r.coh + slack) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v + slack)
-    np.fill_diagonal(adj, False)
-    return adj
-
-
-def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
-    """One connected group with links within 2"/5"; two links each when required."""
-    n = len(models)
-    if n <= 1:
-        return True
-    adj = coherency_adjacency(models, pl.pos, pl.z, r)
-    if np.any(adj.sum(axis=1) < (2 if two else 1)):
-        return False
-    seen = np.zeros(n, dtype=bool)
-    seen[0] = True
-    frontier = seen.copy()
-    while frontier.any():
-        nxt = adj[frontier].any(axis=0) & ~seen
-        seen |= nxt
-        frontier = nxt
-    if not seen.all():
-        return False
-    spread = r.ed.max_spread
-    if spread is not None:
-        # edition 11: no two models of the unit farther apart than the spread limit
-        gaps = base_gaps(models, pl.pos)
-        if np.any(gaps > spread * r.inch):
-            return False
-    return True
-
-
-def base_gaps(models: list[Model], pos: dict[str, np.ndarray]) -> np.ndarray:
-    """Horizontal base-to-base distances between every pair of models (n, n)."""
-    n = len(models)
-    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
-    if all(m.fp.is_disc for m in models):
-        rad = np.array([m.fp.radius for m in models])
-        g = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
-    else:
-        g = np.zeros((n, n))
-        for i in range(n):
-            fi = models[i].fp.moved_to(P[i])
-            for j in range(i + 1, n):
-                g[i, j] = g[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
-    np.fill_diagonal(g, 0.0)
-    return g
 
 
 __all__ = ["ChargeProblem", "Placement", "coherent", "sd_many", "offset_spots"]

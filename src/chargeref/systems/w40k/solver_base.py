@@ -1,0 +1,359 @@
+"""The values and plain geometry under the 40k placement search: spot banks and
+placements, signed distances for many spots at once, straight-line clearance in
+bounded blocks, and the coherency tests (one connected group, the edition-11 spread).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+
+from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
+from .world import Model
+
+#: internal slack: our spots sit at most this far on the generous side of a threshold,
+#: far inside the contract tolerance (1e-6).
+EPS = 1e-7
+#: margin kept outside the engagement range of non-targets (beyond the 1e-6 tolerance).
+OUT_MARGIN = 2e-6
+#: constructed spots sit this far on the generous side of the gap they are built at
+#: (inside engagement or coherency, outside contact): far below the 1e-6 tolerance
+LOCUS_HAIR = 1e-9
+#: largest number of (start, goal, obstacle) triples handled in one numpy block
+CLEAR_BLOCK = 2_000_000
+#: wrap spots are built round this many nearest obstacle pieces per target model
+WRAP_NEAREST = 8
+#: budget-circle crossings are built for this many nearest target models per start
+BUDGET_TARGETS = 3
+#: units up to this size try every order of play when placing; larger ones keep the first
+SMALL_UNIT = 10
+
+
+def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
+    th = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    U = np.stack([np.cos(th), np.sin(th)], axis=-1)
+    if extra:
+        E = np.asarray(extra, dtype=float)
+        E = E / np.linalg.norm(E, axis=1, keepdims=True)
+        U = np.vstack([E, U])
+    return U
+
+
+def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
+    """Signed distance between ``mover`` re-centred at each point and ``other``."""
+    pts = np.atleast_2d(pts)
+    if len(pts) == 0:
+        return np.zeros(0)
+    if mover.is_disc and other.is_disc:
+        o = other.parts[0]
+        r = mover.parts[0].r  # type: ignore[attr-defined]
+        return np.linalg.norm(pts - o.center, axis=1) - r - o.radius
+    return footprint_translations_sd(mover, other, pts - mover.center)
+
+
+def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -> np.ndarray:
+    """Centres where ``mover`` (translated, same facing) is exactly ``d`` from ``target``
+    along the common normal u, for each u in U: support_T(u) - support_M(-u) + d u.
+    Exact for convex parts; for several parts, every part pair is used."""
+    out = []
+    c = mover.center
+    for tp in target.parts:
+        for mp in mover.parts:
+            out.append(tp.support(U) - (mp.support(-U) - c) + d * U)
+    return np.vstack(out)
+
+
+def face_spots(mover: Footprint, poly: ConvexPolygon, toward: np.ndarray, step: float) -> np.ndarray:
+    """Centres where ``mover`` touches a flat face of ``poly`` from outside: points along
+    every edge every ``step``, plus the foot of each point of ``toward`` on the edge."""
+    c = mover.center
+    V = poly.V
+    out = []
+    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+        e = b - a
+        L = float(np.linalg.norm(e))
+        if L == 0:
+            continue
+        n = np.array([e[1], -e[0]]) / L  # outward for a counter-clockwise polygon
+        ts = list(np.linspace(0.0, 1.0, max(2, int(math.ceil(L / step)) + 1)))
+        for q in np.atleast_2d(toward):
+            ts.append(float(np.clip(np.dot(q - a, e) / (L * L), 0.0, 1.0)))
+        ts_arr = np.asarray(ts)
+        edge_pts = a + ts_arr[:, None] * e
+        # the mover's support point in -n sits on the edge point
+        off = np.vstack([mp.support(-n[None]) - c for mp in mover.parts])
+        for o in off:
+            out.append(edge_pts - o)
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def shape_key(m: Model) -> tuple:
+    """Models whose bases are the same shape at the same facing share candidate spots."""
+    parts = []
+    for p in m.fp.parts:
+        rel = p.translated((-m.xy[0], -m.xy[1]))
+        parts.append((type(p).__name__, tuple(np.round(rel.support(_unit_vecs(8)).ravel(), 9))))
+    return (round(m.z, 9), tuple(parts))
+
+
+def _seg_point_dist(s: np.ndarray, P: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Distance from each point C[j] to each segment s->P[i]: (len(P), len(C))."""
+    d = P - s  # (k,2)
+    L2 = np.einsum("ij,ij->i", d, d)
+    L2 = np.where(L2 == 0, 1.0, L2)
+    t = np.clip(((C[None, :, :] - s) * d[:, None, :]).sum(-1) / L2[:, None], 0.0, 1.0)
+    proj = s + t[..., None] * d[:, None, :]
+    return np.linalg.norm(C[None, :, :] - proj, axis=-1)
+
+
+def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Does segment s->P[i] properly cross segment A[j]->B[j]? (len(P), len(A))."""
+
+    def orient(a, b, c):  # noqa: ANN001, ANN202
+        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+    S = np.broadcast_to(s, P.shape)[:, None, :]
+    Pn = P[:, None, :]
+    o1 = orient(S, Pn, A[None])
+    o2 = orient(S, Pn, B[None])
+    o3 = orient(A[None], B[None], S)
+    o4 = orient(A[None], B[None], Pn)
+    return (o1 * o2 < 0) & (o3 * o4 < 0)
+
+
+class StraightLines:
+    """Exact, vectorised check that a disc base can move straight from its start to
+    each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their
+    straight length. Anything else is left to the path planner."""
+
+    def __init__(self, barriers):  # noqa: ANN001
+        discs, polys, other = [], [], []
+        for b in barriers:
+            for p in b.footprint.parts:
+                if isinstance(p, Disc):
+                    discs.append((p.center, p.r))
+                elif isinstance(p, ConvexPolygon):
+                    polys.append(p.V)
+                else:
+                    other.append((p.center, p.radius))
+        self.dc = np.array([c for c, _ in discs]).reshape(-1, 2)
+        self.dr = np.array([r for _, r in discs])
+        self.polys = polys
+        self.oc = np.array([c for c, _ in other]).reshape(-1, 2)
+        self.orad = np.array([r for _, r in other])
+
+    def clear_many(self, S: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
+        """clear() for several starts at once: (len(S), len(P))."""
+        out = np.zeros((len(S), len(P)), dtype=bool)
+        if len(self.polys) == 0 and len(self.oc) == 0 and len(S) and len(P):
+            # only discs: one vectorised pass over starts x goals x discs
+            if len(self.dc) == 0:
+                return np.ones((len(S), len(P)), dtype=bool)
+            # starts x goals x discs in blocks of at most CLEAR_BLOCK elements, so memory
+            # stays bounded however large the units (80 v 80 once took 21.8 GB)
+            nb = len(self.dc)
+            step = max(1, CLEAR_BLOCK // max(1, len(S) * nb))
+            for k0 in range(0, len(P), step):
+                Pk = P[k0 : k0 + step]
+                d = Pk[None, :, :] - S[:, None, :]  # (n,k,2)
+                L2 = np.einsum("nkj,nkj->nk", d, d)
+                L2 = np.where(L2 == 0, 1.0, L2)
+                rel = self.dc[None, None, :, :] - S[:, None, None, :]  # (n,1,b,2)
+                t = np.clip(np.einsum("nkbj,nkj->nkb", np.broadcast_to(rel, (len(S), len(Pk), nb, 2)), d) / L2[..., None], 0, 1)
+                proj = S[:, None, None, :] + t[..., None] * d[:, :, None, :]
+                dist = np.linalg.norm(self.dc[None, None] - proj, axis=-1)
+                out[:, k0 : k0 + step] = np.all(dist >= r + self.dr[None, None, :] - EPS, axis=2)
+            return out
+        for i, s in enumerate(S):
+            out[i] = self.clear(s, r, P)
+        return out
+
+    def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
+        ok = np.ones(len(P), dtype=bool)
+        if len(P) == 0:
+            return ok
+        if len(self.dc):
+            d = _seg_point_dist(s, P, self.dc)
+            ok &= np.all(d >= r + self.dr[None, :] - EPS, axis=1)
+        if len(self.oc):
+            # curved parts we do not solve here: clear only when far from their bounds
+            d = _seg_point_dist(s, P, self.oc)
+            ok &= np.all(d >= r + self.orad[None, :] + EPS, axis=1)
+        for V in self.polys:
+            idx = np.nonzero(ok)[0]
+            if len(idx) == 0:
+                break
+            Q = P[idx]
+            A, B = V, np.roll(V, -1, axis=0)
+            near = np.all(_seg_point_dist(s, Q, V) >= r - EPS, axis=1)
+            # the segment's end points against the polygon
+            from ...geometry.shapes import polygon_point_signed_distance
+
+            near &= polygon_point_signed_distance(V, Q) >= r - EPS
+            near &= polygon_point_signed_distance(V, s[None])[0] >= r - EPS
+            # the segment against every edge (distance between segments)
+            cross = np.any(_segments_cross(s, Q, A, B), axis=1)
+            near &= ~cross
+            ok[idx] = near
+        return ok
+
+
+@dataclass
+class Bank:
+    """Candidate spots shared by every model with one base shape."""
+
+    pts: np.ndarray
+    z: np.ndarray
+    ok: np.ndarray  # fits there: board, terrain, other units, non-target ER
+    contact: np.ndarray  # base contact with some target model
+    er: np.ndarray  # (k, nT) within engagement range of target unit j
+    dist: np.ndarray  # (k, nT) distance to target unit j
+    tok: np.ndarray  # (k, nT) touching a ruin wall, within 2" of target j across it
+    bar: np.ndarray  # (k, nT) touching a barricade, within 2" of target j across it
+
+
+@dataclass
+class Cands:
+    """The spots one model can use, with its own path costs."""
+
+    pts: np.ndarray
+    z: np.ndarray
+    cost: np.ndarray
+    ok: np.ndarray
+    contact: np.ndarray
+    er: np.ndarray
+    dist: np.ndarray
+    closer: np.ndarray
+
+    def take(self, mask: np.ndarray) -> Cands:
+        return Cands(*(getattr(self, f)[mask] for f in ("pts", "z", "cost", "ok", "contact", "er", "dist", "closer")))
+
+
+@dataclass
+class Placement:
+    pos: dict[str, np.ndarray]  # model id -> xy
+    z: dict[str, float]
+    cost: dict[str, float]
+    order: list[str]
+    contacts: dict[str, list[str]] = field(default_factory=dict)
+    #: how a model engages when not by normal engagement range: "token" (WTC walls)
+    via: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def max_cost(self) -> float:
+        return max(self.cost.values()) if self.cost else 0.0
+
+
+def furthest(legal, hi: float, iters: int = 50) -> float:  # noqa: ANN001
+    """The longest step s in [0, hi] with legal(s), by bisection (legal is assumed to
+    hold up to some length and fail beyond it); 0 when even tiny steps fail."""
+    if legal(hi):
+        return hi
+    lo = 0.0
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        if legal(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _floor_edge_crossings(rm: float, ts: list[Model], loci: list[float], poly) -> np.ndarray:  # noqa: ANN001
+    """Where a round base of radius rm, at each gap of ``loci`` from a round target
+    model, just fits on the floor: the crossings of the target's locus (a circle) with
+    each side of the floor moved inward by rm (closed form, circle x line)."""
+    ring = np.asarray(poly.exterior.coords)[:-1]
+    if not shapely.geometry.LinearRing(ring).is_ccw:
+        ring = ring[::-1]
+    out = []
+    for t in ts:
+        if not t.fp.is_disc:
+            continue
+        c = t.xy
+        for d in loci:
+            R = t.fp.radius + rm + d
+            for a, b in zip(ring, np.roll(ring, -1, axis=0), strict=True):
+                e = b - a
+                L = float(np.hypot(*e))
+                if L == 0:
+                    continue
+                u = e / L
+                n = np.array([-u[1], u[0]])  # inward for a counter-clockwise outline
+                p0 = a + rm * n  # a point of the moved side
+                # points p0 + s u at distance R from c
+                w = p0 - c
+                bq = float(w @ u)
+                disc = bq * bq - (float(w @ w) - R * R)
+                if disc < 0:
+                    continue
+                for sgn in (-1.0, 1.0):
+                    out.append(p0 + (-bq + sgn * math.sqrt(disc)) * u)
+    return np.array(out).reshape(-1, 2)
+
+
+def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict[str, float], r, slack: float = 0.0) -> np.ndarray:  # noqa: ANN001
+    """Which pairs of models are within coherency (2" horizontally, 5" vertically) at the
+    given positions: exact distances, one matrix for round bases."""
+    n = len(models)
+    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
+    Z = np.array([z[m.id] for m in models])
+    if all(m.fp.is_disc for m in models):
+        rad = np.array([m.fp.radius for m in models])
+        sd = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+    else:
+        sd = np.full((n, n), np.inf)
+        for i in range(n):
+            fi = models[i].fp.moved_to(P[i])
+            for j in range(i + 1, n):
+                sd[i, j] = sd[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
+    adj = (sd <= r.coh + slack) & (np.abs(Z[:, None] - Z[None]) <= r.coh_v + slack)
+    np.fill_diagonal(adj, False)
+    return adj
+
+
+def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
+    """One connected group with links within 2"/5"; two links each when required."""
+    n = len(models)
+    if n <= 1:
+        return True
+    adj = coherency_adjacency(models, pl.pos, pl.z, r)
+    if np.any(adj.sum(axis=1) < (2 if two else 1)):
+        return False
+    seen = np.zeros(n, dtype=bool)
+    seen[0] = True
+    frontier = seen.copy()
+    while frontier.any():
+        nxt = adj[frontier].any(axis=0) & ~seen
+        seen |= nxt
+        frontier = nxt
+    if not seen.all():
+        return False
+    spread = r.ed.max_spread
+    if spread is not None:
+        # edition 11: no two models of the unit farther apart than the spread limit
+        gaps = base_gaps(models, pl.pos)
+        if np.any(gaps > spread * r.inch):
+            return False
+    return True
+
+
+def base_gaps(models: list[Model], pos: dict[str, np.ndarray]) -> np.ndarray:
+    """Horizontal base-to-base distances between every pair of models (n, n)."""
+    n = len(models)
+    P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
+    if all(m.fp.is_disc for m in models):
+        rad = np.array([m.fp.radius for m in models])
+        g = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+    else:
+        g = np.zeros((n, n))
+        for i in range(n):
+            fi = models[i].fp.moved_to(P[i])
+            for j in range(i + 1, n):
+                g[i, j] = g[j, i] = float(sd_many(models[j].fp, P[j][None], fi)[0])
+    np.fill_diagonal(g, 0.0)
+    return g
+

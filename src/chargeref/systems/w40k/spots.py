@@ -1,0 +1,379 @@
+"""Constructed candidate spots for the 40k placement search (a mixin of
+``ChargeProblem``): contact and engagement loci round every target model, their
+crossings with coherency, packing and budget circles, tangent spots round obstacles,
+the corners of non-target zones, and spots on ruin floors. Nothing here is sampled
+where a verdict depends on it; see docs/40k.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+
+from ... import budget
+from ...geometry.placement import (
+    circles_crossings_many,
+    corner_circles,
+    locus_circle_crossings,
+    locus_crossings,
+    locus_nearest,
+    tangent_points,
+)
+from .solver_base import (
+    BUDGET_TARGETS,
+    EPS,
+    LOCUS_HAIR,
+    OUT_MARGIN,
+    WRAP_NEAREST,
+    Bank,
+    Placement,
+    _floor_edge_crossings,
+    face_spots,
+)
+from .world import CAN_USE_FLOORS, Model
+
+
+class SpotBuilder:
+    """Candidate construction; ChargeProblem supplies the state it reads."""
+
+    def _starts_of(self, m: Model) -> np.ndarray:
+        return np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id]]).reshape(-1, 2)
+
+    def _initial_bank(self, m: Model) -> Bank:
+        """The ground spots of ``_initial_spots`` plus, on ruin floors, the floor spots."""
+        b = self._bank(m, self._initial_spots(m))
+        for pts, h in self._floor_spots(m):
+            nb = self._bank(m, pts, z=np.full(len(pts), h))
+            b = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
+        return b
+
+    def _floor_spots(self, m: Model) -> list[tuple[np.ndarray, float]]:
+        """Ruin floors as end spots: for a unit that may stand on upper floors (INFANTRY,
+        BEAST, SWARM, FLY), the base-contact and engagement-edge spots round every target
+        model that stands on a floor's level, kept where the whole base rests on that
+        floor (exact: a round base's centre at least its radius inside the outline; other
+        bases by the support function against each side of a convex floor)."""
+        w = self.w
+        if not (self.kws & CAN_USE_FLOORS) or not w.floors:
+            return []
+        starts = self._starts_of(m)
+        out: list[tuple[np.ndarray, float]] = []
+        for _, poly, h in w.floors:
+            ts = [t for t in self.all_targets if abs(t.z - h) <= 1e-9]
+            if not ts:
+                continue
+            loci = self._loci()
+            parts = [locus_nearest(m.fp, t.fp, d, s0) for t in ts for d in loci for s0 in starts]
+            parts.append(self._pair_crossings(m, ts, loci, ts, [LOCUS_HAIR]))
+            others = [q for q in self.models if q.id != m.id]
+            if others:  # linking to a friend that will stand on the floor too
+                parts.append(self._pair_crossings(m, ts, loci, ts, [self.w.rules.coh - LOCUS_HAIR]))
+            if m.fp.is_disc:
+                parts.append(_floor_edge_crossings(m.fp.radius, ts, loci, poly))
+            pts = np.vstack([x.reshape(-1, 2) for x in parts])
+            pts = pts[self._base_on_floor(m, pts, poly)]
+            if len(pts):
+                out.append((pts, float(h)))
+        return out
+
+    @staticmethod
+    def _base_on_floor(m: Model, pts: np.ndarray, poly) -> np.ndarray:  # noqa: ANN001
+        inside = shapely.contains_xy(poly, pts[:, 0], pts[:, 1])
+        if m.fp.is_disc:
+            edge = shapely.distance(poly.exterior, shapely.points(pts))
+            return inside & (edge >= m.fp.radius - 1e-9)
+        ring = np.asarray(poly.exterior.coords)[:-1]
+        if not poly.equals(poly.convex_hull):
+            return np.zeros(len(pts), dtype=bool)  # other bases: convex floors only
+        if shapely.geometry.LinearRing(ring).is_ccw is False:
+            ring = ring[::-1]
+        e = np.roll(ring, -1, axis=0) - ring
+        n = np.stack([e[:, 1], -e[:, 0]], axis=1)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        # the base (centred at the origin) stays inside every side's half-plane
+        reach = np.max([part.h(n) for part in m.fp.parts], axis=0) - n @ m.xy
+        lim = np.einsum("ij,ij->i", ring, n)
+        return inside & np.all(pts @ n.T + reach[None, :] <= lim[None, :] + 1e-9, axis=1)
+
+    def _loci(self) -> list[float]:
+        """The gaps to a target at which spots are built: base contact (a hair outside
+        0, so contact holds and nothing overlaps) and the engagement edge (a hair inside)."""
+        return [LOCUS_HAIR, self.w.rules.er - LOCUS_HAIR]
+
+    def _initial_spots(self, m: Model) -> np.ndarray:
+        """Constructed end spots for a base like m, before any model is placed:
+
+        (a) on the contact locus and on the engagement edge of every target model, the
+            point nearest each start (a straight approach);
+        (d) where those loci cross the no-overlap locus of a neighbouring target model
+            (packing between two target bases) and the forbidden zone round non-targets
+            (as close as a non-target allows);
+        (e) where they cross circles round each start whose radius is a whole roll
+            (the farthest a straight move of that roll reaches), for each model's
+            nearest target models;
+        plus the starts themselves and points along each straight approach (models that
+        only need to stand closer)."""
+        starts = self._starts_of(m)
+        loci = self._loci()
+        spots: list[np.ndarray] = [starts]
+        if m.fp.is_disc and self.t_disc.all():
+            # all round: every (target, gap, start) nearest point in one closed form
+            for d in loci:
+                budget.check()
+                R = (self.t_r + m.fp.radius + d)[:, None, None]
+                v = starts[None, :, :] - self.t_c[:, None, :]
+                n = np.hypot(v[..., 0], v[..., 1])[..., None]
+                ok = n[..., 0] > 0
+                P = self.t_c[:, None, :] + v * (R / np.where(n > 0, n, 1.0))
+                spots.append(P[ok])
+        else:
+            for t in self.all_targets:
+                budget.check()
+                for d in loci:
+                    for s0 in starts:
+                        spots.append(locus_nearest(m.fp, t.fp, d, s0))
+        spots.extend(self._approach_points(m, starts))
+        spots.append(self._pair_crossings(m, self.all_targets, loci, self.all_targets, [LOCUS_HAIR]))
+        if self.nontarget_models:
+            gap = self.w.rules.er + 2 * OUT_MARGIN
+            spots.append(self._pair_crossings(m, self.all_targets, loci, self.nontarget_models, [gap]))
+            # the corners of the forbidden region itself: where the zones of two
+            # non-target models cross (the notch between two bases of a screen)
+            near = self._near_targets(self.nontarget_models, m, gap)
+            spots.append(self._pair_crossings(m, near, [gap], near, [gap]))
+        spots.append(self._budget_crossings(m, starts, loci))
+        spots.append(self._blocker_crossings(m, loci))
+        spots.append(self._wrap_spots(m, loci))
+        if self.across:
+            tc = np.array([t.xy for t in self.all_targets])
+            for part, _, _ in self.across:
+                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
+        return np.vstack([x.reshape(-1, 2) for x in spots])
+
+    def _near_targets(self, models: list[Model], m: Model, gap: float) -> list[Model]:
+        """The models of ``models`` whose zone (at ``gap`` round a base like m) comes
+        within engagement range of some target model: only their corners can matter."""
+        if not self.all_targets:
+            return []
+        reach = 2 * m.fp.radius + gap + self.w.rules.er
+        tc = np.array([t.xy for t in self.all_targets])
+        tr = np.array([t.fp.radius for t in self.all_targets])
+        return [o for o in models
+                if np.any(np.hypot(*(tc - o.xy).T) - tr - o.fp.radius <= reach + 1e-9)]
+
+    def _approach_points(self, m: Model, starts: np.ndarray) -> list[np.ndarray]:
+        """Points on the straight line from each start toward its nearest engagement
+        edge spot (at tenths of the way): where a model that need not engage may stop."""
+        out = []
+        er_in = self.w.rules.er - LOCUS_HAIR
+        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
+            # all round: the nearest engagement-edge spot of each start in closed form
+            v = starts[:, None, :] - self.t_c[None, :, :]
+            n = np.hypot(v[..., 0], v[..., 1])
+            gap = n - (self.t_r[None, :] + m.fp.radius + er_in)
+            j = np.argmin(gap, axis=1)
+            for i, s0 in enumerate(starts):
+                if n[i, j[i]] <= 0 or gap[i, j[i]] <= 0:
+                    continue
+                q = self.t_c[j[i]] + v[i, j[i]] * ((self.t_r[j[i]] + m.fp.radius + er_in) / n[i, j[i]])
+                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), q - s0))
+            return out
+        for s0 in starts:
+            best = None
+            for t in self.all_targets:
+                q = locus_nearest(m.fp, t.fp, er_in, s0)
+                if len(q):
+                    dq = float(np.hypot(*(q[0] - s0)))
+                    if best is None or dq < best[0]:
+                        best = (dq, q[0])
+            if best is not None and best[0] > 0:
+                out.append(s0 + np.outer(np.linspace(0.1, 0.9, 9), best[1] - s0))
+        return out
+
+    def _circle_of(self, m: Model, q: Model, qpos: np.ndarray | None, gap: float) -> tuple[np.ndarray, float] | None:
+        if m.fp.is_disc and q.fp.is_disc:
+            c = q.xy if qpos is None else np.asarray(qpos, dtype=float)
+            return c, m.fp.radius + q.fp.radius + gap
+        return None
+
+    def _pair_crossings(self, m: Model, A: list[Model], gaps_a: list[float], B: list[Model], gaps_b: list[float],
+                        pos_a: list[np.ndarray] | None = None, pos_b: list[np.ndarray] | None = None) -> np.ndarray:
+        """Spots at gap ga from some model of A and at gap gb from some model of B at
+        once (distinct models): closed-form circle crossings for round bases, the
+        root finder of geometry.placement otherwise."""
+        if not A or not B:
+            return np.zeros((0, 2))
+        PA = [a.xy for a in A] if pos_a is None else pos_a
+        PB = [b.xy for b in B] if pos_b is None else pos_b
+        out = []
+        if m.fp.is_disc and all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B):
+            CA = np.array(PA).reshape(-1, 2)
+            CB = np.array(PB).reshape(-1, 2)
+            ra = np.array([a.fp.radius for a in A]) + m.fp.radius
+            rb = np.array([b.fp.radius for b in B]) + m.fp.radius
+            for ga in gaps_a:
+                for gb in gaps_b:
+                    out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
+            return np.vstack(out) if out else np.zeros((0, 2))
+        reach_a = max(gaps_a) + 2 * m.fp.radius
+        reach_b = max(gaps_b) + 2 * m.fp.radius
+        for a, pa in zip(A, PA, strict=True):
+            fa = a.fp.moved_to(pa)
+            for b, pb in zip(B, PB, strict=True):
+                if a is b:
+                    continue
+                if float(np.hypot(*(np.asarray(pa) - np.asarray(pb)))) > a.fp.radius + b.fp.radius + reach_a + reach_b:
+                    continue
+                fb = b.fp.moved_to(pb)
+                for ga in gaps_a:
+                    for gb in gaps_b:
+                        out.append(locus_crossings(m.fp, fa, ga, fb, gb))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _wrap_spots(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Ends of paths that wrap round an obstacle (round mover, round target): a
+        shortest path to a target's locus leaves the last obstacle it wraps along the
+        tangent from that obstacle toward the target's centre and meets the locus where
+        that line does (the locus is a circle round the target's centre). Built for the
+        round pieces of every barrier near a target: bases, wall ends, corners."""
+        if not m.fp.is_disc:
+            return np.zeros((0, 2))
+        rm = m.fp.radius
+        circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
+        if not circles:
+            return np.zeros((0, 2))
+        C = np.array([c for c, _ in circles]).reshape(-1, 2)
+        Rr = np.array([r for _, r in circles])
+        out = []
+        for t in self.all_targets:
+            if not t.fp.is_disc:
+                continue
+            d = np.hypot(*(C - t.xy).T) - Rr
+            near = np.argsort(d)[:WRAP_NEAREST]
+            for i in near:
+                if d[i] > t.fp.radius + rm + max(loci) + 2 * self.w.rules.inch:
+                    continue
+                for T in tangent_points(t.xy, C[i], float(Rr[i])):
+                    v = T - t.xy
+                    n = float(np.hypot(v[0], v[1]))
+                    if n == 0:
+                        continue
+                    for g in loci:
+                        out.append(t.xy + v * ((t.fp.radius + rm + g) / n))
+        return np.array(out).reshape(-1, 2)
+
+    def _blocker_crossings(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Where the target loci cross the touching locus of terrain no base may end on
+        (a base squeezed between a target and a wall)."""
+        out = []
+        reach = max(loci) + 2 * m.fp.radius
+        for f in self.blockers:
+            for t in self.all_targets:
+                if float(np.hypot(*(f.fp.center - t.xy))) > f.fp.radius + t.fp.radius + reach + 1e-9:
+                    continue
+                for g in loci:
+                    out.append(locus_crossings(m.fp, t.fp, g, f.fp, LOCUS_HAIR))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _budget_crossings(self, m: Model, starts: np.ndarray, loci: list[float]) -> np.ndarray:
+        """Where the target loci cross circles of whole-roll radius round each start,
+        for each start's few nearest target models (the farthest a straight move of
+        that roll reaches along the locus)."""
+        if len(self.all_targets) == 0 or len(starts) == 0:
+            return np.zeros((0, 2))
+        radii = np.arange(1, int(math.ceil(self.cap)) + 1, dtype=float) - LOCUS_HAIR
+        near = BUDGET_TARGETS if m.fp.is_disc else 1
+        out = []
+        for s0 in starts:
+            d = np.hypot(*(self.t_c - s0).T) - self.t_r
+            idx = np.argsort(d)[:near]
+            if m.fp.is_disc and self.t_disc[idx].all():
+                # one closed-form call: the nearest targets' loci against every radius
+                C1 = np.repeat(self.t_c[idx], len(loci), axis=0)
+                R1 = np.concatenate([self.t_r[i] + m.fp.radius + np.asarray(loci) for i in idx])
+                out.append(circles_crossings_many(C1, R1, np.repeat(s0[None], len(radii), 0), radii))
+                continue
+            for i in idx:
+                t = self.all_targets[int(i)]
+                for g in loci:
+                    for rho in radii:
+                        out.append(locus_circle_crossings(m.fp, t.fp, g, s0, float(rho)))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _spots_around(self, m: Model, q: Model, qpos: np.ndarray, placed: list[tuple[Model, np.ndarray]]) -> np.ndarray:
+        """Constructed spots for a base like m once q stands at qpos:
+
+        (b) where q's coherency locus (a link exactly at the coherency distance) and its
+            packing locus (touching q) cross the contact locus and the engagement edge
+            of every target model;
+        (c) where q's coherency locus crosses the coherency locus of every other placed
+            model (a spot with two links: the two-neighbour rule) and their packing loci;
+        plus the points of q's coherency locus nearest each start of m's shape and
+        nearest each target model (a chain growing toward a target)."""
+        coh = self.w.rules.coh - LOCUS_HAIR
+        loci = self._loci()
+        out = [
+            self._pair_crossings(m, [q], [coh, LOCUS_HAIR], self.all_targets, loci, pos_a=[qpos]),
+        ]
+        others = [(o, p) for o, p in placed if o is not q]
+        if others:
+            out.append(self._pair_crossings(m, [q], [coh, LOCUS_HAIR], [o for o, _ in others], [coh, LOCUS_HAIR],
+                                            pos_a=[qpos], pos_b=[p for _, p in others]))
+        # the unit moving as one body: every start moved by the first placed model's
+        # displacement (later models add their own variants only through the loci)
+        taken = {q.id} | {o.id for o, _ in placed}
+        free = np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id] and mm.id not in taken]).reshape(-1, 2)
+        if not placed:
+            out.append(free + (np.asarray(qpos, dtype=float) - q.xy))
+        fq = q.fp.moved_to(qpos)
+        if m.fp.is_disc and q.fp.is_disc and len(free):
+            c = np.asarray(qpos, dtype=float)
+            v = free - c
+            n = np.hypot(v[:, 0], v[:, 1])
+            ok = n > 0
+            out.append(c + v[ok] * ((m.fp.radius + q.fp.radius + coh) / n[ok])[:, None])
+        else:
+            for s0 in free:
+                out.append(locus_nearest(m.fp, fq, coh, s0))
+        for t in self.all_targets:
+            out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        return np.vstack([x.reshape(-1, 2) for x in out])
+
+    # ------------------------------------------------------------------ bounds
+    def _gap_spots(self, m: Model, pl: Placement, R: float, gap: float) -> np.ndarray:
+        """Constructed spots of m exactly ``gap`` from a target model (less a hair), within
+        a straight move of R: the nearest such spot, the ends of the reachable arc, and
+        the spots that touch or link to another model (crossings with their loci)."""
+        hair = LOCUS_HAIR
+        g = max(gap - hair, hair)
+        coh = self.w.rules.coh - hair
+        out = []
+        for t in self.all_targets:
+            out.append(locus_nearest(m.fp, t.fp, g, m.xy))
+            out.append(locus_circle_crossings(m.fp, t.fp, g, m.xy, max(R - hair, 0.0)))
+        others = [q for q in self.models if q.id != m.id]
+        if others:
+            out.append(self._pair_crossings(m, self.all_targets, [g], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
+        out.append(self._pair_crossings(m, self.all_targets, [g], list(self.all_targets), [hair]))
+        spots = np.vstack([x.reshape(-1, 2) for x in out])
+        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+
+    def _contact_spots(self, m: Model, targets: list[Model], pl: Placement, R: float) -> np.ndarray:
+        """Constructed base-contact spots of m round ``targets`` within a straight move
+        of R: the nearest contact spot, the ends of the reachable contact arc (crossings
+        with the circle of radius R round the start), and the contact spots that touch
+        or link to another model (crossings with their packing and coherency loci)."""
+        hair = LOCUS_HAIR
+        coh = self.w.rules.coh - hair
+        out = []
+        for t in targets:
+            out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
+            out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
+        others = [q for q in self.models if q.id != m.id]
+        if others:
+            out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
+        out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
+        spots = np.vstack([x.reshape(-1, 2) for x in out])
+        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
