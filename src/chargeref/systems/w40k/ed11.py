@@ -350,16 +350,7 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
     if need.roll is not None and R + EPS >= need.roll:
         placement, _ = system.solve_any(prob, None, R * inch)
     if placement is None:
-        if need.roll is None:
-            reasons.append(system._why_impossible(prob))
-        else:
-            reasons.append(
-                Reason(
-                    code="roll_too_low",
-                    message=f"a roll of {roll.total} is short: the charge needs {need.roll} ({need.distance:.3f})",
-                    witness={"needed": need.distance},
-                )
-            )
+        reasons.append(system.failure_reason(prob, need, roll))
         return system._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)
     contacts = prob.contacts_of(placement)
     moves: list[Move] = system._moves(world, prob, placement, contacts)

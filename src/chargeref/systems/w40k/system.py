@@ -286,16 +286,7 @@ class W40k:
                 )
                 return self._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)
         if placement is None:
-            if need.roll is None:
-                reasons.append(self._why_impossible(prob))
-            else:
-                reasons.append(
-                    Reason(
-                        code="roll_too_low",
-                        message=f"a roll of {roll.total} is short: the charge needs {need.roll} ({need.distance:.3f})",
-                        witness={"needed": need.distance},
-                    )
-                )
+            reasons.append(self.failure_reason(prob, need, roll))
             moves: list[Move] = []
             if r.edition == 9 and not r.wtc and r.failed_charge_moves:
                 moves = self._failed_moves(world, prob, R)
@@ -328,6 +319,17 @@ class W40k:
         details["base_contacts"] = sum(1 for m in prob.models if any(o in {t.id for tl in prob.tmodels for t in tl} for o in contacts[m.id]))
         engaged = [t for t, e in zip(targets, prob.engaged_by(placement), strict=True) if e]
         return self._ruling(world, req, targets, True, True, "heroic_intervention" if heroic else procedure, reasons, details, need, roll, moves, engaged)
+
+    def failure_reason(self, prob: ChargeProblem, need: Needed, roll: Roll) -> Reason:
+        """Why a charge with this roll found no placement: no roll can do it, or this roll
+        is short of the least one."""
+        if need.roll is None:
+            return self._why_impossible(prob)
+        return Reason(
+            code="roll_too_low",
+            message=f"a roll of {roll.total} is short: the charge needs {need.roll} ({need.distance:.3f})",
+            witness={"needed": need.distance},
+        )
 
     def _why_impossible(self, prob: ChargeProblem) -> Reason:
         """Explain why no roll can make the charge succeed."""
