@@ -1,5 +1,8 @@
 """The charge phase of The 9th Age, step by step.
 
+(One state machine over the declared charges, kept in one file so its steps read in
+order; the geometry it calls lives in charge.py, reach.py, wheel.py and moves.py.)
+
 1. Declarations, in the order given. Each charge fixes the charged facing (the arc
    of the target the charger's front midpoint is in), checks that a charge move is
    possible at all (other declared chargers are assumed to have moved away), finds

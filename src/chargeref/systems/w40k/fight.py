@@ -1,6 +1,11 @@
 """The 40k fight phase: who may fight whom, pile in, consolidate, and the WTC walls
 tokens (seed 000, "fighting through walls", steps 6 to 10).
 
+(Over 800 lines on purpose, for now: its own pile-in search, ``_Mover``, is to be replaced
+by the charge's placement search (issue 9, "one engine for every move"); splitting it
+before that would move the same code twice. It already builds its spots with
+geometry/placement.py.)
+
 What this module rules on
 -------------------------
 * **Who fights** (:func:`who_fights`). A model may attack an enemy unit when it is
