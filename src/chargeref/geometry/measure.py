@@ -154,9 +154,19 @@ class _Checker:
     def arcs(
         self, c: np.ndarray, r: np.ndarray, a0: np.ndarray, sp: np.ndarray, owner: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, list]:
-        cs = self.cs
         n = len(c)
         skip = self.local[owner] if len(self.local) else np.full(n, -1)
+        blocked, climb = self.arcs_skipping(c, r, a0, sp, skip)
+        return blocked, climb, [()] * n
+
+    def arcs_skipping(
+        self, c: np.ndarray, r: np.ndarray, a0: np.ndarray, sp: np.ndarray, skip: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Arcs of centre ``c``, radius ``r``, from angle ``a0`` sweeping ``sp``: blocked
+        (a hard C-obstacle entered, or the board left) and the climbing they pay, ignoring
+        for each arc the C-obstacle ``skip`` (the one it runs along)."""
+        cs = self.cs
+        n = len(c)
         pi_, pq = self._pen(c, r, a0, sp, skip)
         blocked = np.zeros(n, dtype=bool)
         blocked[pi_[cs.hard[pq]]] = True
@@ -166,7 +176,7 @@ class _Checker:
         if len(ps):
             climb += np.bincount(ps, weights=cs.cost_of_bar[pb], minlength=n)
         blocked |= ~arc_box_ok(c, r, a0, sp, self.box)
-        return blocked, climb, [()] * n
+        return blocked, climb
 
     def arc_barriers(self, p: Piece) -> set[int]:
         """Barriers an arc piece penetrates deeper than TOL (its own C-obstacle, on

@@ -168,7 +168,7 @@ from .shapes import (
     TOL,
     Footprint,
 )
-from .tangents import ExactGraph, Obstacles, Piece, arc_box_ok
+from .tangents import ExactGraph, Obstacles, Piece
 from .visibility import (
     _Graph,
 )
@@ -725,7 +725,7 @@ class CostField:
         b2, c2, _ = chk.segments(T2[k], goals[gi[k]])
         a0 = np.where(sig[k] > 0, n1[k], n2[k])
         # the arc runs on its own C-obstacle's boundary: judge it against the others only
-        b3o, c3o = self._arc_vs_others(chk, c[k], rho[k], a0, phi[k], q[k])
+        b3o, c3o = chk.arcs_skipping(c[k], rho[k], a0, phi[k], q[k])
         cost = length[k] + c1 + c2 + c3o
         fine = ~(b1 | b2 | b3o)
         for j in np.flatnonzero(fine):
@@ -746,21 +746,6 @@ class CostField:
                 ]
                 out_p[g] = [p for p in ps if p.length > 0]
         return out_c, out_p
-
-    @staticmethod
-    def _arc_vs_others(chk, c, r, a0, sp, own):  # noqa: ANN001, ANN205
-        n = len(c)
-        pi_, pq = chk._pen(c, r, a0, sp, own)
-        cs = chk.cs
-        blocked = np.zeros(n, dtype=bool)
-        blocked[pi_[cs.hard[pq]]] = True
-        climb = np.zeros(n)
-        soft = ~cs.hard[pq]
-        ps, pb = _unique_pairs(pi_[soft], cs.bar[pq[soft]])
-        if len(ps):
-            climb += np.bincount(ps, weights=cs.cost_of_bar[pb], minlength=n)
-        blocked |= ~arc_box_ok(c, r, a0, sp, chk.box)
-        return blocked, climb
 
     def _refine(
         self,
