@@ -19,7 +19,8 @@ from chargeref.ruling import Move, Needed, Roll, Ruling
 from chargeref.scenario import Scenario40k, scenario_from_data
 from chargeref.testing import assert_legal_charge
 from chargeref.validate import validate_ruling
-from chargeref.validate.w40k import contact_ring, unit_coherency, validate
+from chargeref.validate.w40k import unit_coherency, validate
+from chargeref.validate.w40k_duty import locus_candidates
 
 R32 = 16 / 25.4  # radius of a 32 mm base in inches
 ER = 1.0
@@ -1004,17 +1005,17 @@ def test_heroic_intervention_in_edition_10_is_a_charge():
 # --------------------------------------------------------------------------- plumbing
 
 
-def test_contact_ring_is_exact_for_ovals_and_rectangles():
+def test_contact_candidates_are_exact_for_ovals_and_rectangles():
+    """Every constructed candidate on a contact locus really touches the target."""
     target = base_footprint("oval", [170, 109], (30, 20), 37, 25.4)
+    friend = base_footprint("round", 40, (24, 24), 0, 25.4)
+    wall = base_footprint("rect", [50, 25], (36, 16), 20, 25.4)
     for base in (("round", 32), ("oval", [60, 35]), ("rect", [25, 50])):
-        b0 = base_footprint(base[0], base[1], (0, 0), 10, 25.4)
-        ring = contact_ring(b0, target, (0, 0))
-        for q in ring[::17]:
-            d = signed_distance(b0.translated(q), target)
-            if base[0] == "rect":
-                assert d <= 1e-7  # chord points may sit inside, never outside
-            else:
-                assert abs(d) < 1e-7
+        mover = base_footprint(base[0], base[1], (20, 12), 10, 25.4)
+        cands = locus_candidates(mover, target, 0.0, 12.0, [(friend, 2.0), (wall, 0.0)], [(0, 0.5), (1, 23.5)])
+        assert len(cands) >= 3
+        for q in cands:
+            assert abs(signed_distance(mover.moved_to(q), target)) < 1e-7
 
 
 def test_dispatch_and_json_rulings():

@@ -34,6 +34,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
+
 from ..geometry.shapes import (
     TOL,
     Capsule,
@@ -58,7 +60,6 @@ from .w40k_state import (
     HI_MOVE,  # noqa: F401
     HI_REACH_H,  # noqa: F401
     HI_REACH_V,  # noqa: F401
-    RING_STEP_DEG,  # noqa: F401
     TOKEN_ER_H,  # noqa: F401
     TWO_NEIGHBOURS_FROM,  # noqa: F401
     WALL_WALKERS,  # noqa: F401
@@ -85,8 +86,10 @@ from .w40k_state import (
     _terrain,  # noqa: F401
     _wholly_inside,  # noqa: F401
     _within,  # noqa: F401
+    gap_matrix,
     path_cost,  # noqa: F401
     pieces_cost,  # noqa: F401
+    within_matrix,
 )
 
 # --------------------------------------------------------------------------- entry point
@@ -357,27 +360,28 @@ def check_end_positions(ctx: Ctx) -> list[Violation]:
     out: list[Violation] = []
     reported: set[tuple[str, str]] = set()
     others = [p for mid, p in ctx.end.items() if mid not in ctx.casualties]
-    for mid in ctx.moves:
-        e = ctx.end.get(mid)
-        if e is None or mid in ctx.casualties:
-            continue
+    moved = [ctx.end[mid] for mid in ctx.moves if mid in ctx.end and mid not in ctx.casualties]
+    # penetration deeper than TOL, every moved model against every model at once
+    deep = gap_matrix(moved, others, 0.0) < -TOL
+    for row, e in enumerate(moved):
+        mid = e.id
         if not _on_board(e.fp, ctx.before):
             out.append(Violation("off_board", f"{mid} ends (partly) off the board", (mid,)))
-        for o in others:
+        for col in np.flatnonzero(deep[row]):
+            o = others[col]
             if o.id == mid or abs(o.z - e.z) > TOL:
                 continue
             pair = (min(mid, o.id), max(mid, o.id))
             if pair in reported:
                 continue
-            if _penetrates(e.fp, o.fp):
-                reported.add(pair)
-                out.append(
-                    Violation(
-                        "overlap",
-                        f"{mid} overlaps {o.id} by {-signed_distance(e.fp, o.fp):.6g}",
-                        pair,
-                    )
+            reported.add(pair)
+            out.append(
+                Violation(
+                    "overlap",
+                    f"{mid} overlaps {o.id} by {-signed_distance(e.fp, o.fp):.6g}",
+                    pair,
                 )
+            )
         for f in ctx.features:
             if _blocks_ending(ctx, f) and _penetrates(e.fp, f.fp):
                 out.append(
@@ -485,12 +489,9 @@ def coherency_problems(models: Sequence[Placed], edition: int, inch_: float) -> 
         return []
     need = 2 if n >= TWO_NEIGHBOURS_FROM[edition] else 1
     h, v = COH_H * inch_, COH_V * inch_
-    adj: list[list[int]] = [[] for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1, n):
-            if _within(models[i], models[j], h, v):
-                adj[i].append(j)
-                adj[j].append(i)
+    near = within_matrix(models, models, h, v)
+    np.fill_diagonal(near, False)
+    adj: list[list[int]] = [list(np.flatnonzero(near[i])) for i in range(n)]
     out: list[Violation] = []
     groups = _components(adj)
     if len(groups) > 1:
@@ -584,10 +585,17 @@ def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tup
     across a barricade too)."""
     pairs: list[tuple[str, str]] = []
     em = ctx.unit_end(unit_id)
-    for c in chargers:
+    chargers = list(chargers)
+    er = within_matrix(chargers, em, ER_H * ctx.inch, ER_V * ctx.inch)
+    # the barricade link needs a barricade; the 2" token link a token move
+    barricades = unit_id in ctx.targets and any(f.kind == "barricade" for f in ctx.features)
+    for i, c in enumerate(chargers):
         reach = _engage_reach(ctx, c.id, unit_id)
-        for e in em:
-            if _within(c, e, ER_H * ctx.inch, ER_V * ctx.inch) or (
+        if reach <= ER_H * ctx.inch and not barricades:
+            pairs.extend((c.id, em[j].id) for j in np.flatnonzero(er[i]))
+            continue
+        for j, e in enumerate(em):
+            if er[i, j] or (
                 reach > ER_H * ctx.inch and _within(c, e, reach, ER_V * ctx.inch) and _token_link(ctx, c, e)
             ) or (unit_id in ctx.targets and _across_barricade(ctx, c, e)):
                 pairs.append((c.id, e.id))
@@ -802,11 +810,9 @@ from .w40k_contact import (  # noqa: E402
     _duty_path_cost,  # noqa: F401
     _find_contact_spot,  # noqa: F401
     _keeps_unit,  # noqa: F401
-    _nearest_on_ring,  # noqa: F401
     _sd_many,  # noqa: F401
     _spot_ok,  # noqa: F401
     check_base_contact,  # noqa: F401
-    contact_ring,  # noqa: F401
 )
 
 __all__ = [
@@ -829,7 +835,6 @@ __all__ = [
     "check_roll",
     "check_targets_engaged",
     "coherency_problems",
-    "contact_ring",
     "unit_coherency",
     "path_cost",
     "validate",

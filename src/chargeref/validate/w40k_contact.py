@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from ..geometry.bases import base_footprint
 from ..geometry.paths import Barrier, Planner
 from ..geometry.shapes import (
     TOL,
-    Convex,
-    ConvexPolygon,
+    Capsule,
     Footprint,
     disc_centres_signed_distance,
     signed_distance,
@@ -22,13 +19,13 @@ from ..geometry.shapes import (
 from ..systems.w40k.editions import edition as edition_of
 from . import Violation
 from .w40k import _components, _units_in_er, coherency_problems
+from .w40k_duty import STRICT_MARGIN, loci_candidates, reach_roots, sd_to_each
 from .w40k_path import BIG, grown
 from .w40k_state import (
     COH_H,
     COH_V,
     ER_H,
     ER_V,
-    RING_STEP_DEG,
     TWO_NEIGHBOURS_FROM,
     Ctx,
     Placed,
@@ -37,60 +34,22 @@ from .w40k_state import (
     _crossing_cost,
     _floor_ok,
     _ground,
-    _in_base_contact,
-    _within,
+    within_matrix,
 )
 
 # --------------------------------------------------------------------------- base contact
 
 
-def contact_ring(base0: Footprint, target: Footprint, toward: Sequence[float]) -> np.ndarray:
-    """Centres at which ``base0`` (a base centred at the origin) exactly touches
-    ``target``: the boundary of the Minkowski difference, sampled every RING_STEP_DEG of
-    outward normal, densified along flat stretches, plus the spot nearest ``toward``."""
-    ang = np.radians(np.arange(0.0, 360.0, RING_STEP_DEG))
-    u = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
-    chunks: list[np.ndarray] = []
-    for pt in target.parts:
-        for pc in base0.parts:
-            ring = pt.support(u) - pc.support(-u)
-            chunks.append(ring)
-            if isinstance(pt, ConvexPolygon) or isinstance(pc, ConvexPolygon):
-                nxt = np.roll(ring, -1, axis=0)
-                for f in (0.25, 0.5, 0.75):
-                    chunks.append(ring + f * (nxt - ring))
-            chunks.append(_nearest_on_ring(pt, pc, toward, ang, ring))
-    return np.concatenate(chunks, axis=0)
-
-
-def _nearest_on_ring(
-    pt: Convex, pc: Convex, toward: Sequence[float], ang: np.ndarray, ring: np.ndarray
-) -> np.ndarray:
-    s = np.asarray(toward, float)
-    k = int(np.argmin(np.linalg.norm(ring - s, axis=1)))
-    step = math.radians(RING_STEP_DEG)
-
-    def at(t: float) -> np.ndarray:
-        v = np.array([[math.cos(t), math.sin(t)]])
-        return pt.support(v)[0] - pc.support(-v)[0]
-
-    res = minimize_scalar(
-        lambda t: float(np.linalg.norm(at(t) - s)),
-        bounds=(float(ang[k]) - step, float(ang[k]) + step),
-        method="bounded",
-        options={"xatol": 1e-10},
-    )
-    return at(float(res.x))[None]
-
-
 def _sd_many(base0: Footprint, cands: np.ndarray, fixed: Footprint, cutoff: float) -> np.ndarray:
     """Signed distance from ``base0`` placed at each candidate centre to ``fixed``; exact
     where it is at most ``cutoff``, a lower bound above it."""
+    if len(cands) == 0:
+        return np.zeros(0)
     if base0.is_disc:
         r = base0.parts[0].radius
         return disc_centres_signed_distance(cands, r, fixed)
     lb = (
-        np.linalg.norm(cands - np.asarray(fixed.center, float), axis=1)
+        np.hypot(*(cands - np.asarray(fixed.center, float)).T)
         - base0.radius
         - fixed.radius
     )
@@ -104,27 +63,32 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
     """WTC: a charging model that could have ended in base contact with a target model
     must have done so, unless that spot would break a unit-level condition.
 
-    For each charging model not in base contact with a target model, a dense ring of
-    exact contact spots around every target model is searched for one that is reachable
-    along a real shortest path within the budget (:func:`_duty_path_cost`: round
-    models and terrain, never within engagement range of a non-target where the
-    edition forbids it), overlaps nothing, is on the board, out of
-    terrain it may not stand in, out of engagement range of non-targets, and keeps the
-    unit coherent and in engagement range of every target with the other models where
-    they ended.
+    For each charging model not in base contact with a target model, constructed
+    spots on every target model's contact locus (:mod:`chargeref.validate.w40k_duty`)
+    are tested for one that is reachable along a real shortest path within the budget
+    (:func:`_duty_path_cost`: round models and terrain, never within engagement range
+    of a non-target where the edition forbids it), overlaps nothing, is on the board,
+    out of terrain it may not stand in, out of engagement range of non-targets, and
+    keeps the unit coherent and in engagement range of every target with the other
+    models where they ended.
     """
     if ctx.budget is None:
         return []
     out: list[Violation] = []
     mine = ctx.charger_end()
     target_models = [p for t in ctx.targets for p in ctx.unit_end(t)]
-    for c in mine:
+    # which charging models hold each target in engagement range where they ended
+    holders = {t: {c for c, _ in _units_in_er(ctx, mine, t)} for t in ctx.targets}
+    # coherency links among the charging unit's models where they ended
+    coh = within_matrix(mine, mine, COH_H * ctx.inch, COH_V * ctx.inch)
+    contact = within_matrix(mine, target_models, 0.0, 0.0).any(axis=1)
+    for i, c in enumerate(mine):
         mv = ctx.moves.get(c.id)
         if mv is not None and mv.token:
             continue  # TODO (WTC walls): token models are held to the wall, not contact
-        if any(_in_base_contact(c, t) for t in target_models):
+        if contact[i]:
             continue
-        found = _find_contact_spot(ctx, c, mine, target_models)
+        found = _find_contact_spot(ctx, c, mine, target_models, holders, coh)
         if found is not None:
             spot, tid = found
             out.append(
@@ -140,68 +104,133 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
 
 
 def _find_contact_spot(
-    ctx: Ctx, c: Placed, mine: list[Placed], target_models: list[Placed]
+    ctx: Ctx,
+    c: Placed,
+    mine: list[Placed],
+    target_models: list[Placed],
+    holders: dict[str, set[str]] | None = None,
+    coh: np.ndarray | None = None,
 ) -> tuple[np.ndarray, str] | None:
+    """A spot in base contact with a target model that ``c`` could have taken (every
+    rule checked exactly), or None. Candidates are constructed on each target model's
+    contact locus (:mod:`chargeref.validate.w40k_duty`): its point nearest the start,
+    its crossings with the straight reach, with the boundary of every other rule's
+    region and with the board edges; and, when some stretch obeys every rule but the
+    reach, the points where the real path cost along the locus equals the budget."""
     assert ctx.budget is not None
     s = ctx.start[c.id]
     m = s.model
     base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
+    mover = s.fp
     budget = ctx.budget
     x0, x1, y0, y1 = _axis_extent(base0)
     W, D = ctx.before.board.width, ctx.before.board.depth
+    board_lines = [(0, -x0), (0, W - x1), (1, -y0), (1, D - y1)]
     er_h, er_v = ER_H * ctx.inch, ER_V * ctx.inch
+    coh_h, coh_v = COH_H * ctx.inch, COH_V * ctx.inch
     others_mine = [p for p in mine if p.id != c.id]
     others_all = [p for mid, p in ctx.end.items() if mid != c.id and mid not in ctx.casualties]
     non_target_models = [
         p for eid in ctx.enemy_units() if eid not in ctx.targets for p in ctx.unit_end(eid)
     ]
     # Which targets stay engaged by the other charging models where they ended.
-    engaged_by_others = {t: bool(_units_in_er(ctx, others_mine, t)) for t in ctx.targets}
+    if holders is None:
+        engaged_by_others = {t: bool(_units_in_er(ctx, others_mine, t)) for t in ctx.targets}
+    else:
+        engaged_by_others = {t: bool(holders[t] - {c.id}) for t in ctx.targets}
     blocking = [f for f in ctx.features if _blocks_ending(ctx, f)]
+    if coh is None:
+        unit = _UnitLinks(ctx, others_mine)
+    else:
+        rest = [i for i, p in enumerate(mine) if p.id != c.id]
+        unit = _UnitLinks(ctx, others_mine, coh[np.ix_(rest, rest)])
+    sxy = np.asarray(s.xy, dtype=float)
 
-    for t in target_models:
-        cands = contact_ring(base0, t.fp, s.xy)
-        # straight-line reach (the horizontal length alone is a lower bound of the cost)
-        keep = np.linalg.norm(cands - np.asarray(s.xy), axis=1) <= budget + TOL
+    def survivors(cands: np.ndarray, owner: np.ndarray, group: list[Placed], z: float) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates that pass every cheap exact test, by target then nearest the
+        start first."""
+        keep = np.hypot(*(cands - sxy).T) <= budget + TOL
         keep &= (cands[:, 0] + x0 >= -TOL) & (cands[:, 0] + x1 <= W + TOL)
         keep &= (cands[:, 1] + y0 >= -TOL) & (cands[:, 1] + y1 <= D + TOL)
-        cands = cands[keep]
+        cands, owner = cands[keep], owner[keep]
         if len(cands) == 0:
+            return cands, owner
+        sd_t = sd_to_each(base0, cands, [t.fp for t in group], 1.0)[np.arange(len(cands)), owner]
+        keep = np.abs(sd_t) <= TOL
+        fixed = [o.fp for o in others_all if abs(o.z - z) <= TOL]
+        if fixed:
+            keep &= (sd_to_each(base0, cands, fixed, 0.0) >= -TOL).all(axis=1)
+        fixed = [o.fp for o in non_target_models if abs(o.z - z) <= er_v + TOL]
+        if fixed:
+            keep &= (sd_to_each(base0, cands, fixed, er_h + 1.0) > er_h + TOL).all(axis=1)
+        if blocking:
+            keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
+        cands, owner = cands[keep], owner[keep]
+        if len(cands) == 0:
+            return cands, owner
+        keep = _keeps_unit(ctx, base0, cands, z, others_mine, engaged_by_others, unit)
+        cands, owner = cands[keep], owner[keep]
+        order = np.lexsort((np.hypot(*(cands - sxy).T), owner))
+        return cands[order], owner[order]
+
+    # targets standing at one height share every rule region: one batch per height
+    heights: dict[float, list[Placed]] = {}
+    for t in target_models:
+        # the whole locus lies within this of the target's centre
+        if math.dist(s.xy, t.fp.center) - t.fp.radius - mover.radius > budget + TOL:
             continue
-        # exact contact (sampling is only ever a source of candidates, never a verdict)
-        sd_t = _sd_many(base0, cands, t.fp, 1.0)
-        cands = cands[np.abs(sd_t) <= TOL]
-        for o in others_all:
-            if not len(cands):
-                break
-            if abs(o.z - t.z) <= TOL:
-                cands = cands[_sd_many(base0, cands, o.fp, 0.0) >= -TOL]
-        for o in non_target_models:
-            if not len(cands):
-                break
-            if abs(o.z - t.z) <= er_v + TOL:
-                cands = cands[_sd_many(base0, cands, o.fp, er_h + 1.0) > er_h + TOL]
-        for f in blocking:
-            if not len(cands):
-                break
-            cands = cands[_sd_many(base0, cands, f.fp, 0.0) >= -TOL]
-        if not len(cands):
-            continue
-        cands = cands[_keeps_unit(ctx, base0, cands, t.z, others_mine, engaged_by_others)]
-        order = np.argsort(np.linalg.norm(cands - np.asarray(s.xy), axis=1))
-        for q in cands[order]:
-            if _spot_ok(ctx, c, s, base0, q, t, others_mine, engaged_by_others):
-                return q, t.id
+        heights.setdefault(round(t.z, 9), []).append(t)
+    for group in heights.values():
+        z = group[0].z
+        bounds: list[tuple[Footprint, float]] = []
+        bounds += [(o.fp, 0.0) for o in others_all if abs(o.z - z) <= TOL]
+        bounds += [(o.fp, er_h + STRICT_MARGIN) for o in non_target_models if abs(o.z - z) <= er_v + TOL]
+        bounds += [(o.fp, coh_h) for o in others_mine if abs(o.z - z) <= coh_v + TOL]
+        for tid, ok in engaged_by_others.items():
+            if not ok:
+                bounds += [(e.fp, er_h) for e in ctx.unit_end(tid) if abs(e.z - z) <= er_v + TOL]
+        bounds += [(f.fp, 0.0) for f in blocking]
+        bounds += _floor_edges(ctx, z)
+        pts, owner = loci_candidates(mover, [t.fp for t in group], 0.0, budget, bounds, board_lines)
+        cands, owner = survivors(pts, owner, group, z)
+        short: set[int] = set()
+        for q, k in zip(cands, owner, strict=True):
+            verdict = _spot_ok(ctx, c, s, base0, q, group[k], others_mine, engaged_by_others)
+            if verdict is True:
+                return q, group[k].id
+            if verdict == "reach":
+                short.add(int(k))
+        for k in sorted(short):
+            # a stretch obeys every rule but the reach: try where it enters the reach
+            t = group[k]
+            fld = _duty_field(ctx, s, t.z)
+            roots = reach_roots(mover, t.fp, 0.0, fld.cost, budget)  # type: ignore[attr-defined]
+            cands, _ = survivors(roots, np.full(len(roots), k), group, z)
+            for q in cands:
+                if _spot_ok(ctx, c, s, base0, q, t, others_mine, engaged_by_others) is True:
+                    return q, t.id
     return None
 
 
-def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elevated: bool) -> float:
-    """Least cost of a real path (not only the straight line) from the model's start to
-    ``xy``, under the rules its charge move obeys: terrain crossings as in
+def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:
+    """The edges of the floors at height ``z`` as zero-width walls (a base standing on a
+    floor must stay inside it: its stretches end where the base touches an edge)."""
+    out: list[tuple[Footprint, float]] = []
+    for fl in ctx.floors:
+        if abs(fl.height - z) > TOL:
+            continue
+        for a, b in fl.edges:
+            out.append((Footprint((Capsule(a, b, 0.0),), "wall", a), 0.0))
+    return out
+
+
+def _duty_field(ctx: Ctx, s: Placed, z: float) -> object:
+    """The shortest-path field from the model's start for a move ending at height
+    ``z``, under the rules its charge move obeys: terrain crossings as in
     :func:`path_cost`, enemy models in the way unless it can FLY, no point within
     engagement range of a non-target where the edition forbids it (those models grown
-    by the range), friendly models it may not move through; plus the vertical change.
-    Shortest paths come from ``geometry.paths`` (exact tangents and arcs)."""
+    by the range), friendly models it may not move through. Shortest paths come from
+    ``geometry.paths`` (exact tangents and arcs). One per model and height."""
     assert ctx.budget is not None
     key = f"{s.id}@{z:.9f}"
     fld = ctx.duty_fields.get(key)
@@ -233,11 +262,34 @@ def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elev
         board = (ctx.before.board.width, ctx.before.board.depth)
         fld = Planner(bars, board).field(s.fp, budget=ctx.budget + 1e-9)
         ctx.duty_fields[key] = fld
+    return fld
+
+
+def _duty_path_cost(ctx: Ctx, s: Placed, xy: tuple[float, float], z: float, elevated: bool) -> float:
+    """Least cost of a real path from the model's start to ``xy`` (:func:`_duty_field`)
+    plus the vertical change."""
+    fld = _duty_field(ctx, s, z)
     c = float(fld.cost(np.asarray([xy], dtype=float))[0])  # type: ignore[attr-defined]
     dz = abs(z - s.z)
     if (s.elevated or elevated) and dz > ctx.climb_free + TOL:
         c += dz
     return c
+
+
+class _UnitLinks:
+    """The coherency links among the other models of the charging unit where they
+    ended (the same for every candidate spot of one model)."""
+
+    def __init__(self, ctx: Ctx, others: list[Placed], near: np.ndarray | None = None) -> None:
+        coh_h, coh_v = COH_H * ctx.inch, COH_V * ctx.inch
+        self.need = 2 if len(others) + 1 >= TWO_NEIGHBOURS_FROM[ctx.edition] else 1
+        if near is None:
+            near = within_matrix(others, others, coh_h, coh_v)
+        near = near.copy()
+        np.fill_diagonal(near, False)
+        adj: list[list[int]] = [list(np.flatnonzero(near[i])) for i in range(len(others))]
+        self.adj = adj
+        self.groups = _components(adj)
 
 
 def _keeps_unit(
@@ -247,6 +299,7 @@ def _keeps_unit(
     z: float,
     others: list[Placed],
     engaged_by_others: dict[str, bool],
+    links: _UnitLinks | None = None,
 ) -> np.ndarray:
     """For many candidate spots at once: would the unit, with this model there and the
     others where they ended, be coherent and in engagement range of every target?
@@ -256,30 +309,24 @@ def _keeps_unit(
     for tid, ok in engaged_by_others.items():
         if ok:
             continue
-        hit = np.zeros(len(cands), bool)
-        for e in ctx.unit_end(tid):
-            if abs(e.z - z) <= er_v + TOL:
-                hit |= _sd_many(base0, cands, e.fp, er_h + 1.0) <= er_h + TOL
-        keep &= hit
+        fixed = [e.fp for e in ctx.unit_end(tid) if abs(e.z - z) <= er_v + TOL]
+        if not fixed:
+            return np.zeros(len(cands), bool)
+        keep &= (sd_to_each(base0, cands, fixed, er_h + 1.0) <= er_h + TOL).any(axis=1)
     if not others:
         return keep
+    links = links or _UnitLinks(ctx, others)
     coh_h, coh_v = COH_H * ctx.inch, COH_V * ctx.inch
-    need = 2 if len(others) + 1 >= TWO_NEIGHBOURS_FROM[ctx.edition] else 1
     adj_c = np.zeros((len(cands), len(others)), bool)
-    for j, o in enumerate(others):
-        if abs(o.z - z) <= coh_v + TOL:
-            adj_c[:, j] = _sd_many(base0, cands, o.fp, coh_h + 1.0) <= coh_h + TOL
-    adj: list[list[int]] = [[] for _ in others]
-    for i in range(len(others)):
-        for j in range(i + 1, len(others)):
-            if _within(others[i], others[j], coh_h, coh_v):
-                adj[i].append(j)
-                adj[j].append(i)
+    near = [j for j, o in enumerate(others) if abs(o.z - z) <= coh_v + TOL]
+    if near:
+        adj_c[:, near] = sd_to_each(base0, cands, [others[j].fp for j in near], coh_h + 1.0) <= coh_h + TOL
+    need = links.need
     keep &= adj_c.sum(axis=1) >= need
-    for i, nb in enumerate(adj):
+    for i, nb in enumerate(links.adj):
         if len(nb) < need:
             keep &= adj_c[:, i] & (len(nb) + 1 >= need)
-    for group in _components(adj):
+    for group in links.groups:
         keep &= adj_c[:, group].any(axis=1)
     return keep
 
@@ -293,7 +340,9 @@ def _spot_ok(
     t: Placed,
     others_mine: list[Placed],
     engaged_by_others: dict[str, bool],
-) -> bool:
+) -> bool | str:
+    """True when the spot obeys every rule; ``"reach"`` when it obeys every rule but
+    the path cost; False otherwise."""
     assert ctx.budget is not None
     xy = (float(q[0]), float(q[1]))
     ground = _ground(xy, ctx.hills)
@@ -302,11 +351,13 @@ def _spot_ok(
     p = Placed(c.id, c.unit, c.player, s.model, xy, z, ground, fp)
     if p.elevated and _floor_ok(ctx, c.unit, fp, z) is not None:
         return False
-    if _duty_path_cost(ctx, s, xy, z, p.elevated) > ctx.budget + TOL:
-        return False
     for tid, ok in engaged_by_others.items():
         if not ok and not _units_in_er(ctx, [p], tid):
             return False
-    return not coherency_problems([*others_mine, p], ctx.edition, ctx.inch)
+    if coherency_problems([*others_mine, p], ctx.edition, ctx.inch):
+        return False
+    if _duty_path_cost(ctx, s, xy, z, p.elevated) > ctx.budget + TOL:
+        return "reach"
+    return True
 
 

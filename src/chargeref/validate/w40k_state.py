@@ -569,3 +569,48 @@ def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: boo
     return cost
 
 
+
+
+# --------------------------------------------------------------------------- many pairs
+
+
+def _round(fp: Footprint) -> tuple[float, float, float] | None:
+    if not fp.is_disc:
+        return None
+    p = fp.parts[0]
+    assert isinstance(p, Disc)
+    return float(p.c[0]), float(p.c[1]), float(p.r)
+
+
+def gap_matrix(A: Sequence[Placed], B: Sequence[Placed], cutoff: float) -> np.ndarray:
+    """Horizontal signed distance between the bases of every model of ``A`` and every
+    model of ``B`` (shape (len A, len B)): exact wherever it is at most ``cutoff``, a
+    lower bound (centre distance less both enclosing radii) above it. Round pairs are
+    computed in one broadcast, other pairs below the cutoff one by one
+    (``signed_distance``), so a verdict at a threshold up to ``cutoff`` is exact."""
+    nA, nB = len(A), len(B)
+    out = np.empty((nA, nB))
+    if nA == 0 or nB == 0:
+        return out
+    ca = np.array([a.fp.center for a in A], dtype=float).reshape(-1, 2)
+    cb = np.array([b.fp.center for b in B], dtype=float).reshape(-1, 2)
+    ra = np.array([a.fp.radius for a in A], dtype=float)
+    rb = np.array([b.fp.radius for b in B], dtype=float)
+    dv = ca[:, None, :] - cb[None, :, :]
+    out[:] = np.hypot(dv[..., 0], dv[..., 1]) - ra[:, None] - rb[None, :]
+    da = np.array([_round(a.fp) is not None for a in A])
+    db = np.array([_round(b.fp) is not None for b in B])
+    # round pairs: the centre distance less the radii is the exact gap already
+    todo = np.argwhere(~(da[:, None] & db[None, :]) & (out <= cutoff))
+    for i, j in todo:
+        out[i, j] = signed_distance(A[i].fp, B[j].fp)
+    return out
+
+
+def within_matrix(A: Sequence[Placed], B: Sequence[Placed], h: float, v: float) -> np.ndarray:
+    """``_within`` for every pair of ``A`` x ``B`` at once (equality included)."""
+    if not len(A) or not len(B):
+        return np.zeros((len(A), len(B)), bool)
+    za = np.array([a.z for a in A])
+    zb = np.array([b.z for b in B])
+    return (gap_matrix(A, B, h + TOL) <= h + TOL) & (np.abs(za[:, None] - zb[None, :]) <= v + TOL)

@@ -1,0 +1,271 @@
+"""40k validator: constructed candidate spots for the end-of-charge duties.
+
+A duty check ("could this model have ended in base contact with a target model?",
+"... within 1" of one?", "... in engagement range of one?") looks for a spot on the
+*locus* of one target model: the centres at which the model's base (same facing) is at
+gap ``d`` from that model's base (``d`` = 0 for base contact). Every other rule the spot
+must obey is a region of the plane: stay out of other bases (gap >= 0), out of
+engagement range of non-targets (gap > range), out of terrain, on the board, within
+reach, within 2" of friends for coherency, in engagement range of targets the others
+no longer hold. Along the locus each rule holds on a union of closed stretches whose
+ends are where the locus crosses that rule's boundary. So every stretch of the locus on
+which all the rules hold either is the whole closed locus, or has ends that are such
+crossings. The candidates built here are exactly those points:
+
+* the point of the locus nearest the model's start (covers a locus with no crossing);
+* where the locus crosses the circle of the move's straight reach round the start;
+* where it crosses the boundary of each other footprint's rule region: the packing
+  locus (gap 0) of every model standing at the target's height, the engagement locus
+  of every non-target model (pushed out by ``STRICT_MARGIN`` because being *at* the
+  range is already inside it), the 2" coherency locus (and 9" spread locus in edition
+  11) of every other model of the unit, the engagement locus of every target model,
+  the gap-0 locus of every terrain piece a model may not end in, and the edges of the
+  floor the target stands on;
+* where it crosses the four lines that keep the base on the board.
+
+The crossings come from ``geometry.placement``: closed forms when both loci are circles
+(round bases) or a circle and a rounded polygon (walls, polygons), and the documented
+root finder along the locus (brackets refined until stable, Brent to 1e-12 rad)
+otherwise. No spot comes from an angular or spatial grid.
+
+The caller checks each candidate exactly; a candidate that passes is a proven miss.
+Whether a candidate is reached is decided by the exact path cost (tangents and arcs
+round obstacles). When a stretch satisfies every rule except reach, its reachable part
+(if any) begins where the path cost equals the budget: :func:`reach_roots` builds those
+points with the same root finder on the cost field, and the caller tries them too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..geometry.placement import (
+    OffsetCurve,
+    locus_circle_crossings,
+    locus_crossings,
+    locus_nearest,
+)
+from ..geometry.shapes import Footprint, signed_distance
+
+#: a boundary that must be strictly passed (engagement range of a non-target) is
+#: crossed this far beyond it, so the candidate is outside the range beyond TOL
+STRICT_MARGIN = 3e-6
+
+
+def _near(a: Footprint, b: Footprint, mover: Footprint, gap_a: float, gap_b: float) -> bool:
+    """Can the locus of ``a`` at ``gap_a`` meet the locus of ``b`` at ``gap_b``? (Each
+    lies within its footprint's enclosing radius plus the mover's and the gap.)"""
+    reach = a.radius + b.radius + 2.0 * mover.radius + gap_a + gap_b
+    return float(math.dist(a.center, b.center)) <= reach + 1e-9
+
+
+def _line_crossings(mover: Footprint, target: Footprint, d: float, axis: int, value: float) -> np.ndarray:
+    """Centres on the locus whose coordinate ``axis`` equals ``value``."""
+    cur = OffsetCurve(mover, target, d)
+    circ = cur.is_circle()
+    if circ is not None:
+        c, r = circ
+        off = value - float(c[axis])
+        if abs(off) > r:
+            return np.zeros((0, 2))
+        h = math.sqrt(max(r * r - off * off, 0.0))
+        o = 1 - axis
+        out = np.zeros((2, 2))
+        out[:, axis] = value
+        out[0, o] = float(c[o]) + h
+        out[1, o] = float(c[o]) - h
+        return out
+    lo = float(target.center[axis]) - target.radius - mover.radius - d
+    hi = float(target.center[axis]) + target.radius + mover.radius + d
+    if not lo - 1e-9 <= value <= hi + 1e-9:
+        return np.zeros((0, 2))
+    return cur.roots(lambda P: P[:, axis] - value)
+
+
+def locus_candidates(
+    mover: Footprint,
+    target: Footprint,
+    d: float,
+    reach: float,
+    boundaries: Sequence[tuple[Footprint, float]],
+    board_lines: Sequence[tuple[int, float]],
+) -> np.ndarray:
+    """Constructed candidate centres on the locus of ``target`` at gap ``d`` for
+    ``mover`` (a footprint at its start; the spots are centres for it, same facing).
+
+    ``reach``: straight reach round the start; ``boundaries``: (footprint, gap) pairs
+    whose loci bound a rule region; ``board_lines``: (axis, value) lines of centres
+    that bound the board."""
+    s = np.asarray(mover.center, dtype=float)
+    out = [locus_nearest(mover, target, d, s)]
+    out.append(locus_circle_crossings(mover, target, d, s, reach))
+    for fp, k in boundaries:
+        if fp is target and k == d:
+            continue
+        if not _near(target, fp, mover, d, k):
+            continue
+        out.append(locus_crossings(mover, target, d, fp, k))
+    for axis, value in board_lines:
+        out.append(_line_crossings(mover, target, d, axis, value))
+    pts = np.vstack([p.reshape(-1, 2) for p in out if len(p)]) if any(len(p) for p in out) else np.zeros((0, 2))
+    if len(pts) == 0:
+        return pts
+    # drop repeats (several boundaries may cross the locus at the same point)
+    key = np.round(pts, 9)
+    _, first = np.unique(key, axis=0, return_index=True)
+    return pts[np.sort(first)]
+
+
+def reach_roots(
+    mover: Footprint, target: Footprint, d: float, cost: Callable[[np.ndarray], np.ndarray], budget: float
+) -> np.ndarray:
+    """Centres on the locus where the path cost from the start equals ``budget``
+    (where a stretch of the locus enters the model's reach along real paths). The
+    cost may be ``inf`` beyond reach; it is capped so the function stays finite."""
+    cur = OffsetCurve(mover, target, d)
+    cap = budget + 1.0
+
+    def g(P: np.ndarray) -> np.ndarray:
+        c = np.asarray(cost(np.atleast_2d(P)), dtype=float)
+        return np.minimum(np.where(np.isfinite(c), c, cap), cap) - budget
+
+    return cur.roots(g)
+
+
+def _disc(fp: Footprint) -> tuple[float, float, float] | None:
+    """(x, y, r) of a round footprint, else None (kept on the footprint, as its cached
+    properties are: footprints are immutable)."""
+    got = fp.__dict__.get("_round_xyr", False)
+    if got is not False:
+        return got
+    out = None
+    if fp.is_disc:
+        p = fp.parts[0]
+        c = p.center
+        out = float(c[0]), float(c[1]), float(p.r)  # type: ignore[attr-defined]
+    fp.__dict__["_round_xyr"] = out
+    return out
+
+
+def _circle_pairs(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closed-form crossings of every circle of set 1 with every circle of set 2, with
+    the index (into set 1) of the circle each crossing lies on."""
+    if len(C1) == 0 or len(C2) == 0:
+        return np.zeros((0, 2)), np.zeros(0, dtype=int)
+    v = C2[None, :, :] - C1[:, None, :]
+    dd = np.hypot(v[..., 0], v[..., 1])
+    r1 = R1[:, None]
+    r2 = R2[None, :]
+    ok = (dd > 0) & (dd <= r1 + r2) & (dd >= np.abs(r1 - r2))
+    i, j = np.nonzero(ok)
+    if len(i) == 0:
+        return np.zeros((0, 2)), np.zeros(0, dtype=int)
+    dd = dd[i, j]
+    a1, a2 = R1[i], R2[j]
+    e = v[i, j] / dd[:, None]
+    a = (a1 * a1 - a2 * a2 + dd * dd) / (2 * dd)
+    h = np.sqrt(np.maximum(a1 * a1 - a * a, 0.0))
+    m = C1[i] + a[:, None] * e
+    n = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    return np.vstack([m + h[:, None] * n, m - h[:, None] * n]), np.concatenate([i, i])
+
+
+def loci_candidates(
+    mover: Footprint,
+    targets: Sequence[Footprint],
+    d: float,
+    reach: float,
+    boundaries: Sequence[tuple[Footprint, float]],
+    board_lines: Sequence[tuple[int, float]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`locus_candidates` for several target footprints at once: the points and,
+    for each, the index of the target whose locus it lies on. Round bases take the
+    vectorised closed forms (every circle-circle crossing in one call); any other
+    shape goes through :func:`locus_candidates` one target at a time."""
+    pts: list[np.ndarray] = []
+    own: list[np.ndarray] = []
+    md = _disc(mover)
+    round_t = [i for i, t in enumerate(targets) if md is not None and _disc(t) is not None]
+    other_t = [i for i, t in enumerate(targets) if i not in set(round_t)]
+    if round_t:
+        assert md is not None
+        s = np.array(md[:2])
+        rm = md[2]
+        tc = np.array([_disc(targets[i])[:2] for i in round_t])  # type: ignore[index]
+        tr = np.array([_disc(targets[i])[2] for i in round_t]) + rm + d  # type: ignore[index]
+        idx = np.array(round_t)
+        # the point of each locus nearest the start
+        v = s - tc
+        n = np.hypot(v[:, 0], v[:, 1])
+        safe = np.where(n > 0, n, 1.0)
+        near = np.where((n > 0)[:, None], tc + v * (tr / safe)[:, None], tc + np.stack([tr, 0 * tr], axis=1))
+        pts.append(near)
+        own.append(idx)
+        # the straight reach
+        p, k = _circle_pairs(tc, tr, s[None], np.array([reach]))
+        pts.append(p)
+        own.append(idx[k])
+        # round boundaries, all at once
+        rb = [(xyr, g) for b, g in boundaries if (xyr := _disc(b)) is not None]
+        if rb:
+            bc = np.array([xyr[:2] for xyr, _ in rb])
+            br = np.array([xyr[2] + rm + g for xyr, g in rb])
+            p, k = _circle_pairs(tc, tr, bc, br)
+            pts.append(p)
+            own.append(idx[k])
+        for b, g in boundaries:
+            if _disc(b) is not None:
+                continue
+            for i in round_t:
+                if _near(targets[i], b, mover, d, g):
+                    p = locus_crossings(mover, targets[i], d, b, g).reshape(-1, 2)
+                    pts.append(p)
+                    own.append(np.full(len(p), i))
+        for axis, value in board_lines:
+            off = value - tc[:, axis]
+            ok = np.abs(off) <= tr
+            h = np.sqrt(np.maximum(tr[ok] ** 2 - off[ok] ** 2, 0.0))
+            for sgn in (1.0, -1.0):
+                p = np.zeros((int(ok.sum()), 2))
+                p[:, axis] = value
+                p[:, 1 - axis] = tc[ok, 1 - axis] + sgn * h
+                pts.append(p)
+                own.append(idx[ok])
+    for i in other_t:
+        p = locus_candidates(mover, targets[i], d, reach, boundaries, board_lines)
+        pts.append(p)
+        own.append(np.full(len(p), i))
+    if not pts:
+        return np.zeros((0, 2)), np.zeros(0, dtype=int)
+    return np.vstack([p.reshape(-1, 2) for p in pts]), np.concatenate(own).astype(int)
+
+
+def sd_to_each(mover0: Footprint, cands: np.ndarray, fixed: Sequence[Footprint], cutoff: float) -> np.ndarray:
+    """Signed distance (n_cands, n_fixed) from ``mover0`` (a base centred at the origin)
+    placed at each candidate centre to each fixed footprint: exact where it is at most
+    ``cutoff``, a lower bound (centre distance less both enclosing radii) above it.
+    Round pairs in one broadcast; other pairs by ``signed_distance`` one by one."""
+    out = np.empty((len(cands), len(fixed)))
+    if len(cands) == 0 or len(fixed) == 0:
+        return out
+    md = _disc(mover0)
+    xyr = [_disc(f) if md is not None else None for f in fixed]
+    disc_j = [j for j, v in enumerate(xyr) if v is not None]
+    if disc_j:
+        arr = np.array([xyr[j] for j in disc_j])
+        fc, fr = arr[:, :2], arr[:, 2]
+        dv = cands[:, None, :] - fc[None, :, :]
+        out[:, disc_j] = np.hypot(dv[..., 0], dv[..., 1]) - fr[None, :] - md[2]  # type: ignore[index]
+    dj = set(disc_j)
+    for j, f in enumerate(fixed):
+        if j in dj:
+            continue
+        lb = np.hypot(*(cands - np.asarray(f.center, float)).T) - mover0.radius - f.radius
+        col = lb.copy()
+        for i in np.nonzero(lb <= cutoff)[0]:
+            col[i] = signed_distance(mover0.translated(cands[i]), f)
+        out[:, j] = col
+    return out
