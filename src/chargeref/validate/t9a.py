@@ -164,7 +164,13 @@ def _terrain(scen: Any) -> list[tuple[str, Footprint]]:
     return out
 
 
-def _sd(a: Footprint, b: Footprint) -> float:
+def _sd(a: Footprint, b: Footprint, far: float) -> float:
+    """Signed distance of two footprints, exact wherever it is at most ``far``; above
+    that it may be a lower bound (centre distance less both enclosing radii). Callers
+    compare it with a threshold no greater than ``far``, so the verdict is exact."""
+    lb = float(math.dist(a.center, b.center)) - a.radius - b.radius
+    if lb > far:
+        return lb
     return signed_distance(a, b)
 
 
@@ -221,7 +227,7 @@ def _step_clear(b: VBlock, st: dict[str, Any], obst: list[tuple[str, Footprint]]
         d = b.f * float(st["distance"])
         sw = Footprint(tuple(segment_sweep(p, (0.0, 0.0), (float(d[0]), float(d[1]))) for p in fp.parts), "sweep")
         for oid, ofp in obst:
-            if _sd(sw, ofp) < -TOL:
+            if _sd(sw, ofp, 0.0) < -TOL:
                 return oid
         return None
     # a turn: sample so that no point moves more than TURN_SAMPLE between samples
@@ -234,15 +240,64 @@ def _step_clear(b: VBlock, st: dict[str, Any], obst: list[tuple[str, Footprint]]
     reach = float(np.hypot(*(b.centre - piv))) + math.hypot(b.width, b.depth) / 2
     n = max(2, int(math.ceil(abs(math.radians(ang)) * reach / TURN_SAMPLE)))
     n = min(n, 2000)
+    # every position of the turning block lies within ``reach`` of the pivot: an
+    # obstacle that disc does not penetrate is never penetrated by the block
+    around = Footprint((Disc((float(piv[0]), float(piv[1])), reach),), "round", (float(piv[0]), float(piv[1])))
+    obst = [(oid, ofp) for oid, ofp in obst if _sd(around, ofp, 0.0) < -TURN_PENETRATION]
+    if not obst:
+        return None
+    if not b.round and all(isinstance(q, ConvexPolygon) for _, ofp in obst for q in ofp.parts):
+        return _turn_hits_polygons(b, piv, math.radians(ang), n, obst)
     for i in range(1, n + 1):
         a = math.radians(ang) * i / n
         R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         bb = b.moved((b.front - piv) @ R.T + piv, b.facing + math.degrees(a))
         f2 = bb.footprint()
         for oid, ofp in obst:
-            if _sd(f2, ofp) < -TURN_PENETRATION:
+            if _sd(f2, ofp, 0.0) < -TURN_PENETRATION:
                 return oid
     return None
+
+
+def _sat_sd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Separating-axis signed distance of convex polygons: A (n, k, 2) against one
+    polygon B (m, 2), for n placements of A at once. Where the two overlap this is the
+    exact signed distance (minus the penetration depth, reached along an edge normal);
+    where they are apart it is positive (a lower bound of the gap)."""
+    def normals(P: np.ndarray) -> np.ndarray:
+        e = np.roll(P, -1, axis=-2) - P
+        nrm = np.stack([e[..., 1], -e[..., 0]], axis=-1)
+        return nrm / np.linalg.norm(nrm, axis=-1, keepdims=True)
+
+    n = len(A)
+    axes = np.concatenate([normals(A), np.broadcast_to(normals(B), (n, len(B), 2))], axis=1)  # (n, a, 2)
+    pa = np.einsum("nkd,nad->nak", A, axes)  # (n, a, k)
+    pb = np.einsum("md,nad->nam", B, axes)  # (n, a, m)
+    sep = np.maximum(pb.min(axis=2) - pa.max(axis=2), pa.min(axis=2) - pb.max(axis=2))
+    return sep.max(axis=1)
+
+
+def _turn_hits_polygons(
+    b: VBlock, piv: np.ndarray, a_tot: float, n: int, obst: list[tuple[str, Footprint]]
+) -> str | None:
+    """The sampled turn check of :func:`_step_clear` (the same ``n`` positions and
+    penetration tolerance) for a rectangular block among polygon obstacles, all
+    positions at once."""
+    corners = np.array(b.corners())  # (4, 2)
+    a = a_tot * np.arange(1, n + 1) / n
+    c, s_ = np.cos(a), np.sin(a)
+    rel = corners - piv
+    X = piv[0] + c[:, None] * rel[None, :, 0] - s_[:, None] * rel[None, :, 1]
+    Y = piv[1] + s_[:, None] * rel[None, :, 0] + c[:, None] * rel[None, :, 1]
+    A = np.stack([X, Y], axis=-1)  # (n, 4, 2)
+    first: tuple[int, int] | None = None
+    for k, (_, ofp) in enumerate(obst):
+        for q in ofp.parts:
+            assert isinstance(q, ConvexPolygon)
+            hit = np.flatnonzero(_sat_sd(A, np.asarray(q.V, float)) < -TURN_PENETRATION)
+            if len(hit) and (first is None or (int(hit[0]), k) < first):
+                first = (int(hit[0]), k)
+    return None if first is None else obst[first[1]][0]
 
 
 # ----------------------------------------------------------------------------- main
@@ -269,12 +324,12 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         if not _on_board(after, fps[a]):
             out.append(Violation("off_board", f"{a} is not wholly on the board", (a,)))
         for tid, tfp in terr:
-            if _sd(fps[a], tfp) < -TOL:
+            if _sd(fps[a], tfp, 0.0) < -TOL:
                 out.append(Violation("in_impassable", f"{a} overlaps impassable terrain {tid}", (a,)))
         for b in ids[i + 1:]:
-            if _sd(fps[a], fps[b]) < -TOL:
+            if _sd(fps[a], fps[b], 0.0) < -TOL:
                 # tolerate overlaps the scenario already had
-                if a in B0 and b in B0 and _sd(B0[a].footprint(), B0[b].footprint()) < -TOL:
+                if a in B0 and b in B0 and _sd(B0[a].footprint(), B0[b].footprint(), 0.0) < -TOL:
                     continue
                 out.append(Violation("overlap", f"{a} and {b} overlap", (a, b)))
 
@@ -326,14 +381,14 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         for oid, ob in B1.items():
             if ob.player == ch.player or oid in targets:
                 continue
-            if _sd(cfp, ob.footprint()) <= TOL:
+            if _sd(cfp, ob.footprint(), 1e-3) <= TOL:
                 # contacts the scenario already had are not the charge's doing
-                if ch_id in B0 and oid in B0 and _sd(B0[ch_id].footprint(), B0[oid].footprint()) <= TOL:
+                if ch_id in B0 and oid in B0 and _sd(B0[ch_id].footprint(), B0[oid].footprint(), 1e-3) <= TOL:
                     continue
                 out.append(Violation("enemy_contact", f"{ch_id} touches {oid}, an enemy it did not charge", (ch_id, oid)))
         if not ruling.success:
             for oid in targets:
-                if oid in B1 and _sd(cfp, B1[oid].footprint()) <= TOL and ruling.procedure == "failed":
+                if oid in B1 and _sd(cfp, B1[oid].footprint(), 1e-3) <= TOL and ruling.procedure == "failed":
                     out.append(Violation("enemy_contact", f"the failed charger {ch_id} touches {oid}", (ch_id, oid)))
     if ruling.success and ruling.procedure == "normal" and ch_id in B1:
         out += _check_normal(B0, B1, ruling, det)
@@ -416,7 +471,7 @@ def _check_normal(B0: dict[str, VBlock], B1: dict[str, VBlock], ruling: Any, det
             out.append(Violation("wrong_facing", f"{ch_id} is located in {tgt_id}'s {want} arc but the ruling charged its {got} facing", (ch_id, tgt_id)))
     facing = det.get("charged_facing")
     if tg.round or ch.round:
-        if _sd(ch.footprint(), tg.footprint()) > TOL:
+        if _sd(ch.footprint(), tg.footprint(), 1e-3) > TOL:
             out.append(Violation("no_contact", f"{ch_id} does not touch {tgt_id}", (ch_id, tgt_id)))
         return out
     if facing not in ("front", "rear", "left", "right"):
@@ -454,12 +509,12 @@ def _check_flee(before: Any, B0: dict[str, VBlock], B1: dict[str, VBlock], terr:
     for oid, ob in B1.items():
         if oid == uid:
             continue
-        if _sd(fp, ob.footprint()) <= inch + TOL:
+        if _sd(fp, ob.footprint(), inch + 1e-3) <= inch + TOL:
             # only a violation if the flee ended there (a later move may have come close)
             later = any(p["unit"] == oid for p in det.get("paths", []))
             if not later:
                 out.append(Violation("flee_too_close", f"{uid} ends its flee within 1\" of {oid}", (uid, oid)))
     for tid, tfp in terr:
-        if _sd(fp, tfp) <= inch + TOL:
+        if _sd(fp, tfp, inch + 1e-3) <= inch + TOL:
             out.append(Violation("flee_too_close", f"{uid} ends its flee within 1\" of impassable terrain {tid}", (uid,)))
     return out

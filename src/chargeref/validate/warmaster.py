@@ -40,6 +40,13 @@ class _St:
         self.round_r: float | None = None
 
     def poly(self, c: np.ndarray | None = None, facing: float | None = None) -> np.ndarray:
+        if c is None and facing is None:
+            # where the stand stands (asked for again and again): built once
+            got = self.__dict__.get("_poly0")
+            if got is None:
+                got = self.__dict__["_poly0"] = rect_polygon(
+                    (float(self.c[0]), float(self.c[1])), self.w, self.d, math.radians(self.facing)).V
+            return got
         cc = self.c if c is None else c
         fa = self.facing if facing is None else facing
         return rect_polygon((float(cc[0]), float(cc[1])), self.w, self.d, math.radians(fa)).V
@@ -49,17 +56,38 @@ class _St:
         return min(self.w, self.d) / 2
 
 
+def _apart(A: np.ndarray, B: np.ndarray) -> float:
+    """A lower bound of the gap between two point sets' hulls: the distance of their
+    centroids less the radius of each about its centroid."""
+    def circ(P: np.ndarray) -> tuple[float, float, float]:
+        pts = P.tolist()  # a handful of corners: plain floats beat small-array numpy
+        n = len(pts)
+        cx = sum(p[0] for p in pts) / n
+        cy = sum(p[1] for p in pts) / n
+        return cx, cy, max(math.hypot(p[0] - cx, p[1] - cy) for p in pts)
+
+    ax, ay, ra = circ(A)
+    bx, by, rb = circ(B)
+    return math.hypot(ax - bx, ay - by) - ra - rb
+
+
 def _pen(A: np.ndarray, B: np.ndarray) -> float:
     """Separating-axis signed separation of two convex polygons: > 0 apart, <= 0
-    overlapping (then minus the penetration depth)."""
+    overlapping (then minus the penetration depth). Far apart, a positive lower bound
+    of the gap is returned instead (callers only ask whether it is below -TOL)."""
+    lb = _apart(A, B)
+    if lb > 0:
+        return lb
     best = -math.inf
     for P, Q in ((A, B), (B, A)):
-        k = len(P)
-        for i in range(k):
-            e = P[(i + 1) % k] - P[i]
-            n = np.array([e[1], -e[0]])
-            n = n / np.linalg.norm(n)
-            best = max(best, float(np.min(Q @ n) - np.max(P @ n)))
+        e = np.roll(P, -1, axis=0) - P  # a segment gives its two normals
+        n = np.stack([e[:, 1], -e[:, 0]], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = n / np.linalg.norm(n, axis=1, keepdims=True)
+            sep = (Q @ n.T).min(axis=0) - (P @ n.T).max(axis=0)
+        sep = sep[~np.isnan(sep)]
+        if len(sep):
+            best = max(best, float(sep.max()))
     return best
 
 
@@ -67,7 +95,12 @@ def _shp(P: np.ndarray) -> shapely.Geometry:
     return shapely.LineString(P) if len(P) == 2 else shapely.Polygon(P)
 
 
-def _gap(A: np.ndarray, B: np.ndarray) -> float:
+def _gap(A: np.ndarray, B: np.ndarray, far: float = math.inf) -> float:
+    """The gap between two polygons (or segments), exact wherever it is at most
+    ``far``; beyond, a lower bound (callers compare with thresholds up to ``far``)."""
+    lb = _apart(A, B)
+    if lb > far:
+        return lb
     return float(shapely.distance(_shp(A), _shp(B)))
 
 
@@ -222,7 +255,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
 
     # ---- formation: every stand touches another; one connected group
     ids = [s.sid for s in own if not s.char]
-    adj = {a: [b for b in ids if b != a and _gap(fpoly[a], fpoly[b]) <= TOL] for a in ids}
+    adj = {a: [b for b in ids if b != a and _gap(fpoly[a], fpoly[b], 1e-3) <= TOL] for a in ids}
     seen = {ids[0]} if ids else set()
     stack = list(seen)
     while stack:
@@ -235,11 +268,15 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         V.append(Violation("formation", "the charging unit is not one group of touching stands",
                            tuple(sorted(set(ids) - seen))))
     for i, sid in enumerate(order[1:], start=1):
-        if not any(_gap(fpoly[sid], fpoly[o]) <= TOL for o in order[:i]):
+        if not any(_gap(fpoly[sid], fpoly[o], 1e-3) <= TOL for o in order[:i]):
             V.append(Violation("formation", f"{sid} does not touch a stand placed before it", (sid,)))
 
     # ---- move limits and clear paths
     enemies = [s for s in others if s.player != player]
+
+    # gaps between enemy stands and the things beside them, by (stand, polygon, width);
+    # every polygon keyed here lives as long as this call, so its id stays its own
+    gap_memo: dict[tuple[str, int, float], float] = {}
 
     def obstacles(st: _St, k: int, endP: np.ndarray) -> tuple[list[np.ndarray], list[shapely.Geometry]]:
         """What the k-th mover may not pass (ending at endP): other units' stands, own
@@ -259,12 +296,15 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             for oid, OP in gap_things:
                 if oid == e.sid:
                     continue
-                g = _gap(e.poly(), OP)
+                key = (e.sid, id(OP), st.w)  # fixed polygons: the same for every mover
+                g = gap_memo.get(key)
+                if g is None:
+                    g = gap_memo[key] = _gap(e.poly(), OP, st.w + 1e-3)
                 if TOL < g <= st.w + TOL:
                     bar = shapely.shortest_line(_shp(e.poly()), _shp(OP))
                     if shapely.distance(bar, _shp(start_P)) <= TOL:
                         continue
-                    if _gap(endP, e.poly()) <= TOL or (oid in stands and _gap(endP, OP) <= TOL):
+                    if _gap(endP, e.poly(), 1e-3) <= TOL or (oid in stands and _gap(endP, OP, 1e-3) <= TOL):
                         continue  # moving into the gap to charge
                     bars.append(bar)
         return obst, bars
@@ -330,7 +370,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
     touched = []
     for sid in ids:
         for e in enemies:
-            if _gap(fpoly[sid], e.poly()) <= TOL and e.unit not in touched:
+            if _gap(fpoly[sid], e.poly(), 1e-3) <= TOL and e.unit not in touched:
                 touched.append(e.unit)
     if sorted(touched) != sorted(ruling.engaged):
         V.append(Violation("engaged_mismatch", f"engaged should be {sorted(touched)}, the ruling says "
@@ -361,7 +401,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             if fl is not None and (fl[0] >= need - TOL if variant == "revolution" else fl[0] > need):
                 flushes.append((fl[0], fl[1], t, name))
     if not flushes:
-        code = "corner_only_first" if any(_gap(FP, t.poly()) <= TOL for t in others if t.unit == target) \
+        code = "corner_only_first" if any(_gap(FP, t.poly(), 1e-3) <= TOL for t in others if t.unit == target) \
             else "first_not_flush"
         V.append(Violation(code, f"the first stand {first} is not flush against an edge of {target} "
                            f"with {'1 cm' if variant == 'revolution' else 'some'} contact", (first,)))
