@@ -269,3 +269,53 @@ def sd_to_each(mover0: Footprint, cands: np.ndarray, fixed: Sequence[Footprint],
             col[i] = signed_distance(mover0.translated(cands[i]), f)
         out[:, j] = col
     return out
+
+
+def shadow_lines(mover: Footprint, obstacles: Sequence[Footprint]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The rays from the mover's centre that graze each obstacle (grown by a round
+    mover's radius): where a straight move starts or stops passing through it. Each is
+    (start, unit direction). Exact for a round mover and round, capsule or polygon
+    obstacles (the grown obstacle's silhouette touches its corner circles); other
+    shapes give none (their straight moves are still checked exactly, a stretch
+    bounded by their shadow is then found only through its other ends)."""
+    from ..geometry.placement import corner_circles, tangent_points
+
+    md = _disc(mover)
+    if md is None:
+        return []
+    s = np.array(md[:2])
+    out = []
+    for ob in obstacles:
+        if any(type(p).__name__ == "Ellipse" for p in ob.parts):
+            continue
+        for c, r in corner_circles(ob, md[2]):
+            for t in tangent_points(s, c, r):
+                v = t - s
+                n = float(np.hypot(v[0], v[1]))
+                if n > 0:
+                    out.append((s, v / n))
+    return out
+
+
+def ray_crossings(mover: Footprint, target: Footprint, d: float, rays: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Centres on the locus of ``target`` at gap ``d`` that lie on one of the rays."""
+    if not rays:
+        return np.zeros((0, 2))
+    cur = OffsetCurve(mover, target, d)
+    circ = cur.is_circle()
+    out = []
+    for p0, u in rays:
+        if circ is not None:
+            c, r = circ
+            w = p0 - c
+            b = float(w @ u)
+            disc = b * b - (float(w @ w) - r * r)
+            if disc < 0:
+                continue
+            for t in (-b - math.sqrt(disc), -b + math.sqrt(disc)):
+                if t >= 0:
+                    out.append(p0 + t * u)
+        else:
+            side = cur.roots(lambda P, p0=p0, u=u: (P[:, 0] - p0[0]) * u[1] - (P[:, 1] - p0[1]) * u[0])
+            out.extend(q for q in side if float((q - p0) @ u) >= 0)
+    return np.array(out).reshape(-1, 2)

@@ -32,19 +32,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..geometry.bases import base_footprint
+from ..geometry.placement import locus_circle_crossings
 from ..geometry.shapes import TOL, signed_distance
 from ..ruling import Ruling
 from ..scenario import Scenario40k
 from ..systems.w40k.editions import edition as edition_table
 from . import Violation
 from . import w40k as base
+from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, shadow_lines
 
 #: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
 LEAP_TO_DEFEND = "leap_to_defend"
 INTO_THE_FRAY = "into_the_fray"
-#: spots tried around each target model when looking for a missed duty (1 degree apart;
-#: a found spot is confirmed exactly, so sampling only ever supplies candidates)
-RING_STEP_DEG = 1.0
 
 ED = edition_table(11)
 INTO_THE_FRAY_RANGE = float(ED.into_the_fray_range or 0.0)
@@ -377,35 +376,61 @@ def check_choices(ctx: base.Ctx) -> list[Violation]:
 # --------------------------------------------------------------------------- end duties
 
 
-def _ring(base0, target, d: float) -> np.ndarray:  # noqa: ANN001
-    """Centres at which ``base0`` (centred at the origin) is exactly ``d`` from
-    ``target`` along each sampled outward normal: the boundary of the Minkowski
-    difference grown by d (exact for convex parts)."""
-    ang = np.radians(np.arange(0.0, 360.0, RING_STEP_DEG))
-    u = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
-    return np.concatenate([pt.support(u) + d * u - pc.support(-u) for pt in target.parts for pc in base0.parts])
-
-
 def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float) -> tuple[np.ndarray, str] | None:
     """A spot within ``d`` of a target model that ``c`` could have reached by a straight
     ground move within the roll, where it overlaps nothing, stands on the board out of
     terrain, stays out of engagement range of every other enemy unit, and keeps the unit
-    coherent (edition 11) and engaged with every target. None when there is none."""
+    coherent (edition 11) and engaged with every target. None when there is none.
+
+    The spots tried are constructed on the locus at exactly ``d`` from each target
+    model (:mod:`chargeref.validate.w40k_duty`): its point nearest the start; its
+    crossings with the straight reach (the roll, and the roll less each climb a
+    straight move may pay), with the board edges, with the boundaries of the other
+    rules' regions (other bases, terrain, engagement range of non-targets, 2" and 9"
+    of the unit's other models, engagement range of targets the others do not hold),
+    and with the rays that graze enemy models and terrain (where a straight move
+    starts or stops passing through them)."""
     assert ctx.budget is not None
     s = ctx.start[c.id]
     m = s.model
     base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
     er_h, er_v = _er(ctx)
+    coh_h = ED.coherency * ctx.inch
+    spread = ED.max_spread * ctx.inch if ED.max_spread is not None else None
     others_mine = [p for p in mine if p.id != c.id]
     others_all = [p for mid, p in ctx.end.items() if mid != c.id and mid not in ctx.casualties]
     non_targets = [p for eid in ctx.enemy_units() if eid not in ctx.targets for p in ctx.unit_end(eid)]
     blocking = [f for f in ctx.features if base._blocks_ending(ctx, f)]
     engaged_by_others = {t: bool(_pairs_in_er(ctx, others_mine, t)) for t in ctx.targets}
+    x0, x1, y0, y1 = base._axis_extent(base0)
+    W, D = ctx.before.board.width, ctx.before.board.depth
+    board_lines = [(0, -x0), (0, W - x1), (1, -y0), (1, D - y1)]
+    kw = ctx.keywords(c.unit)
+    climbs = sorted({cc for f in ctx.features if (cc := base._crossing_cost(ctx, f, kw))})
+    enemies_start = [e for mid, e in ctx.start.items()
+                     if e.player != s.player and mid not in ctx.casualties and abs(e.z - s.z) <= TOL]
+    rays = shadow_lines(s.fp, [e.fp for e in enemies_start] + [f.fp for f in ctx.features])
+    sxy = np.asarray(s.xy, dtype=float)
     for t in [p for tid in ctx.targets for p in ctx.unit_end(tid)]:
-        # a little inside d, so a confirmed spot is within d beyond any rounding
-        cands = _ring(base0, t.fp, max(0.0, d - 1e-5))
-        cands = cands[np.linalg.norm(cands - np.asarray(s.xy), axis=1) <= ctx.budget - 1e-5]
-        for q in cands[np.argsort(np.linalg.norm(cands - np.asarray(s.xy), axis=1))]:
+        if abs(t.z - s.z) > TOL:
+            continue  # only level moves are tried (a deliberately limited check)
+        if math.dist(s.xy, t.fp.center) - t.fp.radius - s.fp.radius - d > ctx.budget + TOL:
+            continue
+        bounds = [(o.fp, 0.0) for o in others_all if abs(o.z - t.z) <= TOL]
+        bounds += [(f.fp, 0.0) for f in blocking]
+        bounds += [(o.fp, er_h + STRICT_MARGIN) for o in non_targets if abs(o.z - t.z) <= er_v + TOL]
+        bounds += [(o.fp, coh_h) for o in others_mine]
+        if spread is not None:
+            bounds += [(o.fp, spread) for o in others_mine]
+        for tid, ok in engaged_by_others.items():
+            if not ok:
+                bounds += [(e.fp, er_h) for e in ctx.unit_end(tid)]
+        cands = [locus_candidates(s.fp, t.fp, d, ctx.budget, bounds, board_lines)]
+        cands += [locus_circle_crossings(s.fp, t.fp, d, sxy, ctx.budget - cc) for cc in climbs if cc < ctx.budget]
+        cands.append(ray_crossings(s.fp, t.fp, d, rays))
+        pts = np.vstack([p.reshape(-1, 2) for p in cands])
+        pts = pts[np.hypot(*(pts - sxy).T) <= ctx.budget + TOL]
+        for q in pts[np.argsort(np.hypot(*(pts - sxy).T), kind="stable")]:
             xy = (float(q[0]), float(q[1]))
             fp = base0.translated(xy)
             if not base._on_board(fp, ctx.before):

@@ -56,8 +56,6 @@ HI_REACH_V = 5.0
 CLIMB_FREE = {9: 1.0, 10: 2.0, 11: 2.0}
 #: Models in a unit from which each model needs two coherency neighbours (by edition).
 TWO_NEIGHBOURS_FROM = {9: 6, 10: 7, 11: math.inf}  # 11: never (one neighbour, any size)
-#: Angular step (degrees) of the ring of base-contact spots searched around a target.
-RING_STEP_DEG = 1.0
 
 #: Keywords that move through ruin walls as if they were not there.
 WALL_WALKERS = frozenset({"INFANTRY", "BEAST", "SWARM"})

@@ -91,6 +91,19 @@ def _pen(A: np.ndarray, B: np.ndarray) -> float:
     return best
 
 
+def _any_pen(H: np.ndarray, obst: list[np.ndarray]) -> bool:
+    """Does the convex polygon H penetrate any of ``obst`` deeper than TOL? Polygons
+    whose enclosing circles stay apart are dropped in one vectorised step first."""
+    if not obst:
+        return False
+    ch = H.mean(axis=0)
+    rh = float(np.sqrt(((H - ch) ** 2).sum(axis=1).max()))
+    cs = np.array([P.mean(axis=0) for P in obst])
+    rs = np.array([float(np.sqrt(((P - c) ** 2).sum(axis=1).max())) for P, c in zip(obst, cs, strict=True)])
+    near = np.flatnonzero(np.hypot(*(cs - ch).T) - rs - rh <= 0)
+    return any(_pen(H, obst[i]) < -TOL for i in near)
+
+
 def _shp(P: np.ndarray) -> shapely.Geometry:
     return shapely.LineString(P) if len(P) == 2 else shapely.Polygon(P)
 
@@ -323,7 +336,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             return None
         hull = shapely.MultiPoint(np.concatenate([st.poly(a, fa), st.poly(b, fb)])).convex_hull
         H = np.asarray(shapely.geometry.polygon.orient(hull, 1.0).exterior.coords)[:-1]  # counter-clockwise
-        if any(_pen(H, OP) < -TOL for OP in obst):
+        if _any_pen(H, obst):
             return "path_blocked"
         if any(_pen(H, np.asarray(bar.coords)) < -TOL for bar in bars):
             return "narrow_gap"
