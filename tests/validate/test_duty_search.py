@@ -10,14 +10,19 @@ import math
 
 import numpy as np
 import pytest
+from duty_cases import R32, packing_case, reach_case, ruling, transform
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chargeref.geometry.bases import base_footprint
 from chargeref.geometry.shapes import signed_distance
 from chargeref.validate.w40k import validate
-from chargeref.validate.w40k_duty import locus_candidates, loci_candidates, ray_crossings, shadow_lines
-from duty_cases import R32, packing_case, reach_case, ruling, transform
+from chargeref.validate.w40k_duty import (
+    loci_candidates,
+    locus_candidates,
+    ray_crossings,
+    shadow_lines,
+)
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
