@@ -696,14 +696,20 @@ def check_closer(ctx: Ctx) -> list[Violation]:
 
 def _closer_violations(ctx: Ctx, model_ids: Iterable[str]) -> list[Violation]:
     out: list[Violation] = []
-    for mid in model_ids:
-        s, e = ctx.start.get(mid), ctx.end.get(mid)
-        if s is None or e is None:
-            continue
+    ids = [mid for mid in model_ids if ctx.start.get(mid) is not None and ctx.end.get(mid) is not None]
+    # footprint distance of every model to each target unit's nearest model, at the
+    # start and at the end (all pairs at once; exact, as no cutoff is given)
+    d0s, d1s = [], []
+    for t in ctx.targets:
+        ts, te = ctx.unit_start(t), ctx.unit_end(t)
+        g0 = gap_matrix([ctx.start[m] for m in ids], ts, math.inf)
+        g1 = gap_matrix([ctx.end[m] for m in ids], te, math.inf)
+        d0s.append(np.maximum(g0, 0.0).min(axis=1) if ts else np.full(len(ids), math.inf))
+        d1s.append(np.maximum(g1, 0.0).min(axis=1) if te else np.full(len(ids), math.inf))
+    for i, mid in enumerate(ids):
         gains = []
-        for t in ctx.targets:
-            d0 = _unit_gap(s, ctx.unit_start(t))
-            d1 = _unit_gap(e, ctx.unit_end(t))
+        for k in range(len(ctx.targets)):
+            d0, d1 = float(d0s[k][i]), float(d1s[k][i])
             gains.append(d0 - d1)
             if d1 < d0 - TOL:
                 break

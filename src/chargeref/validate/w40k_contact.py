@@ -82,11 +82,16 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
     # coherency links among the charging unit's models where they ended
     coh = within_matrix(mine, mine, COH_H * ctx.inch, COH_V * ctx.inch)
     contact = within_matrix(mine, target_models, 0.0, 0.0).any(axis=1)
+    owing = []
     for i, c in enumerate(mine):
         mv = ctx.moves.get(c.id)
         if mv is not None and mv.token:
             continue  # TODO (WTC walls): token models are held to the wall, not contact
-        if contact[i]:
+        if not contact[i]:
+            owing.append(c)
+    cleared = _cleared_in_bulk(ctx, owing, mine, target_models)
+    for c in owing:
+        if c.id in cleared:
             continue
         found = _find_contact_spot(ctx, c, mine, target_models, holders, coh)
         if found is not None:
@@ -100,6 +105,105 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
                     {"spot": [float(spot[0]), float(spot[1])], "target": tid},
                 )
             )
+    return out
+
+
+def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_models: list[Placed]) -> set[str]:
+    """The models of ``owing`` that :func:`_find_contact_spot` would search in vain,
+    found for all of them at once.
+
+    A contact locus does not depend on where the model stands, only on its base: so
+    the crossings of every target model's locus with the boundaries of every model's
+    rule regions (a superset of the ones one model's search builds) are built once
+    per base, and each model adds only its own nearest points and straight-reach
+    crossings. The cheap exact tests of that search (reach, board, contact, overlap
+    with every model but itself, non-targets' engagement range, terrain) then run on
+    the whole set in a few array operations. A model none of whose candidates pass
+    them has no spot (its own search would build a subset of these points and test
+    them the same way); the others are searched one by one."""
+    assert ctx.budget is not None
+    out: set[str] = set()
+    if not owing or not target_models:
+        return {c.id for c in owing}
+    if not all(t.fp.is_disc for t in target_models) or not all(c.fp.is_disc for c in owing):
+        # other shapes: the loci need the root finder, and sharing them saves little
+        return out
+    budget = ctx.budget
+    er_h, er_v = ER_H * ctx.inch, ER_V * ctx.inch
+    coh_h = COH_H * ctx.inch
+    W, D = ctx.before.board.width, ctx.before.board.depth
+    end_all = [p for mid, p in ctx.end.items() if mid not in ctx.casualties]
+    non_target_models = [p for eid in ctx.enemy_units() if eid not in ctx.targets for p in ctx.unit_end(eid)]
+    blocking = [f for f in ctx.features if _blocks_ending(ctx, f)]
+    by_base: dict[tuple, list[Placed]] = {}
+    for c in owing:
+        m = ctx.start[c.id].model
+        key = (m.base.kind, tuple(m.base.dims) if isinstance(m.base.dims, (list, tuple)) else m.base.dims,
+               0.0 if m.base.kind == "round" else round(float(m.facing), 9))
+        by_base.setdefault(key, []).append(c)
+    heights: dict[float, list[Placed]] = {}
+    for t in target_models:
+        heights.setdefault(round(t.z, 9), []).append(t)
+    for group in by_base.values():
+        m = ctx.start[group[0].id].model
+        base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
+        x0, x1, y0, y1 = _axis_extent(base0)
+        board_lines = [(0, -x0), (0, W - x1), (1, -y0), (1, D - y1)]
+        alive = {c.id: False for c in group}
+        for tg in heights.values():
+            z = tg[0].z
+            bounds: list[tuple[Footprint, float]] = [(o.fp, 0.0) for o in end_all if abs(o.z - z) <= TOL]
+            bounds += [(o.fp, er_h + STRICT_MARGIN) for o in non_target_models if abs(o.z - z) <= er_v + TOL]
+            bounds += [(o.fp, coh_h) for o in mine]
+            bounds += [(e.fp, er_h) for e in target_models if abs(e.z - z) <= er_v + TOL]
+            bounds += [(f.fp, 0.0) for f in blocking]
+            bounds += _floor_edges(ctx, z)
+            # the mover at the origin: the loci are the same for every model of the group
+            pts, owner = loci_candidates(base0, [t.fp for t in tg], 0.0, None, bounds, board_lines)
+            extra_p, extra_o, extra_w = [pts], [owner], [np.full(len(pts), -1)]
+            for k, c in enumerate(group):
+                s = ctx.start[c.id]
+                mover = s.fp
+                p2, o2 = loci_candidates(mover, [t.fp for t in tg], 0.0, budget, [], [])
+                extra_p.append(p2)
+                extra_o.append(o2)
+                extra_w.append(np.full(len(p2), k))
+            P = np.vstack(extra_p)
+            own = np.concatenate(extra_o).astype(int)
+            who = np.concatenate(extra_w).astype(int)
+            if len(P) == 0:
+                continue
+            ok = (P[:, 0] + x0 >= -TOL) & (P[:, 0] + x1 <= W + TOL)
+            ok &= (P[:, 1] + y0 >= -TOL) & (P[:, 1] + y1 <= D + TOL)
+            # within the straight reach of some model of the group
+            S = np.array([ctx.start[c.id].xy for c in group], dtype=float)
+            dv = P[:, None, :] - S[None, :, :]
+            reach = np.hypot(dv[..., 0], dv[..., 1]) <= budget + TOL  # (n, g)
+            reach &= (who[:, None] < 0) | (who[:, None] == np.arange(len(group))[None, :])
+            ok &= reach.any(axis=1)
+            P, own, reach = P[ok], own[ok], reach[ok]
+            if len(P) == 0:
+                continue
+            sd_t = sd_to_each(base0, P, [t.fp for t in tg], 1.0)[np.arange(len(P)), own]
+            ok = np.abs(sd_t) <= TOL
+            fixed = [o.fp for o in non_target_models if abs(o.z - z) <= er_v + TOL]
+            if fixed:
+                ok &= (sd_to_each(base0, P, fixed, er_h + 1.0) > er_h + TOL).all(axis=1)
+            if blocking:
+                ok &= (sd_to_each(base0, P, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
+            P, reach = P[ok], reach[ok]
+            if len(P) == 0:
+                continue
+            level = [o for o in end_all if abs(o.z - z) <= TOL]
+            bad = sd_to_each(base0, P, [o.fp for o in level], 0.0) < -TOL  # (n, N)
+            count = bad.sum(axis=1)
+            lcol = {o.id: j for j, o in enumerate(level)}
+            for k, c in enumerate(group):
+                j = lcol.get(c.id)
+                clear = count - (bad[:, j] if j is not None else 0) == 0
+                if (clear & reach[:, k]).any():
+                    alive[c.id] = True
+        out |= {cid for cid, a in alive.items() if not a}
     return out
 
 

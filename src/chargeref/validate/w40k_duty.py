@@ -89,19 +89,22 @@ def locus_candidates(
     mover: Footprint,
     target: Footprint,
     d: float,
-    reach: float,
+    reach: float | None,
     boundaries: Sequence[tuple[Footprint, float]],
     board_lines: Sequence[tuple[int, float]],
 ) -> np.ndarray:
     """Constructed candidate centres on the locus of ``target`` at gap ``d`` for
     ``mover`` (a footprint at its start; the spots are centres for it, same facing).
 
-    ``reach``: straight reach round the start; ``boundaries``: (footprint, gap) pairs
+    ``reach``: straight reach round the start (None: leave out the nearest point and
+    the reach crossings); ``boundaries``: (footprint, gap) pairs
     whose loci bound a rule region; ``board_lines``: (axis, value) lines of centres
     that bound the board."""
     s = np.asarray(mover.center, dtype=float)
-    out = [locus_nearest(mover, target, d, s)]
-    out.append(locus_circle_crossings(mover, target, d, s, reach))
+    out = []
+    if reach is not None:
+        out.append(locus_nearest(mover, target, d, s))
+        out.append(locus_circle_crossings(mover, target, d, s, reach))
     for fp, k in boundaries:
         if fp is target and k == d:
             continue
@@ -177,14 +180,16 @@ def loci_candidates(
     mover: Footprint,
     targets: Sequence[Footprint],
     d: float,
-    reach: float,
+    reach: float | None,
     boundaries: Sequence[tuple[Footprint, float]],
     board_lines: Sequence[tuple[int, float]],
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`locus_candidates` for several target footprints at once: the points and,
     for each, the index of the target whose locus it lies on. Round bases take the
     vectorised closed forms (every circle-circle crossing in one call); any other
-    shape goes through :func:`locus_candidates` one target at a time."""
+    shape goes through :func:`locus_candidates` one target at a time. With ``reach``
+    None the points that depend on the mover's position (nearest point, straight
+    reach) are left out: the rest depends only on its base."""
     pts: list[np.ndarray] = []
     own: list[np.ndarray] = []
     md = _disc(mover)
@@ -197,17 +202,18 @@ def loci_candidates(
         tc = np.array([_disc(targets[i])[:2] for i in round_t])  # type: ignore[index]
         tr = np.array([_disc(targets[i])[2] for i in round_t]) + rm + d  # type: ignore[index]
         idx = np.array(round_t)
-        # the point of each locus nearest the start
-        v = s - tc
-        n = np.hypot(v[:, 0], v[:, 1])
-        safe = np.where(n > 0, n, 1.0)
-        near = np.where((n > 0)[:, None], tc + v * (tr / safe)[:, None], tc + np.stack([tr, 0 * tr], axis=1))
-        pts.append(near)
-        own.append(idx)
-        # the straight reach
-        p, k = _circle_pairs(tc, tr, s[None], np.array([reach]))
-        pts.append(p)
-        own.append(idx[k])
+        if reach is not None:
+            # the point of each locus nearest the start
+            v = s - tc
+            n = np.hypot(v[:, 0], v[:, 1])
+            safe = np.where(n > 0, n, 1.0)
+            near = np.where((n > 0)[:, None], tc + v * (tr / safe)[:, None], tc + np.stack([tr, 0 * tr], axis=1))
+            pts.append(near)
+            own.append(idx)
+            # the straight reach
+            p, k = _circle_pairs(tc, tr, s[None], np.array([reach]))
+            pts.append(p)
+            own.append(idx[k])
         # round boundaries, all at once
         rb = [(xyr, g) for b, g in boundaries if (xyr := _disc(b)) is not None]
         if rb:

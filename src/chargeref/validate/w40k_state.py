@@ -503,6 +503,13 @@ def path_cost(
         if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi
     ]
     fly = "FLY" in kw
+    mr = _round(base)
+    # round enemies against a round mover: the capsule-disc closed form for all at once
+    round_e = [e for e in enemies if mr is not None and _round(e.fp) is not None]
+    other_e = {e.id for e in enemies if not (mr is not None and _round(e.fp) is not None)}
+    if round_e:
+        EC = np.array([_round(e.fp)[:2] for e in round_e])  # type: ignore[index]
+        ER = np.array([_round(e.fp)[2] for e in round_e])  # type: ignore[index]
     for i in range(len(pts) - 1):
         a = (float(pts[i][0]), float(pts[i][1]))
         b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
@@ -520,8 +527,16 @@ def path_cost(
             elif c > 0:
                 cost.climbs.append((f.id, c))
         if not fly:
+            hit: set[str] = set()
+            if round_e:
+                assert mr is not None
+                A, B = np.array(a), np.array(b)
+                ab = B - A
+                t = np.clip(((EC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
+                gap = np.hypot(*(EC - (A + t[:, None] * ab)).T) - mr[2] - ER
+                hit = {round_e[j].id for j in np.flatnonzero(gap < -TOL)}
             for e in enemies:
-                if _sweep_penetrates(at_a, a, b, e.fp):
+                if e.id in hit or (e.id in other_e and _sweep_penetrates(at_a, a, b, e.fp)):
                     cost.blocked.append(("enemy model", e.id))
     dz = abs(z_to - mover.z)
     if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
