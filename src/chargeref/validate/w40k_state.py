@@ -510,6 +510,9 @@ def path_cost(
     if round_e:
         EC = np.array([_round(e.fp)[:2] for e in round_e])  # type: ignore[index]
         ER = np.array([_round(e.fp)[2] for e in round_e])  # type: ignore[index]
+    # each feature's enclosing circle: a feature the swept base cannot reach is skipped
+    FC = np.array([f.fp.center for f in ctx.features], dtype=float).reshape(-1, 2)
+    FR = np.array([f.fp.radius for f in ctx.features], dtype=float)
     for i in range(len(pts) - 1):
         a = (float(pts[i][0]), float(pts[i][1]))
         b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
@@ -518,8 +521,14 @@ def path_cost(
             continue
         cost.length += seg
         at_a = base.moved_to(a)
-        for f in ctx.features:
-            if not _sweep_penetrates(at_a, a, b, f.fp):
+        A, B = np.array(a), np.array(b)
+        ab = B - A
+        near = np.ones(len(FC), bool)
+        if len(FC):
+            t = np.clip(((FC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
+            near = np.hypot(*(FC - (A + t[:, None] * ab)).T) - FR - base.radius <= TOL
+        for k, f in enumerate(ctx.features):
+            if not near[k] or not _sweep_penetrates(at_a, a, b, f.fp):
                 continue
             c = _crossing_cost(ctx, f, kw)
             if c is None:
@@ -530,8 +539,6 @@ def path_cost(
             hit: set[str] = set()
             if round_e:
                 assert mr is not None
-                A, B = np.array(a), np.array(b)
-                ab = B - A
                 t = np.clip(((EC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
                 gap = np.hypot(*(EC - (A + t[:, None] * ab)).T) - mr[2] - ER
                 hit = {round_e[j].id for j in np.flatnonzero(gap < -TOL)}
@@ -588,11 +595,11 @@ def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: boo
 
 
 def _round(fp: Footprint) -> tuple[float, float, float] | None:
-    if not fp.is_disc:
-        return None
-    p = fp.parts[0]
-    assert isinstance(p, Disc)
-    return float(p.c[0]), float(p.c[1]), float(p.r)
+    """(x, y, r) of a round base, else None (see ``w40k_duty._disc``: kept on the
+    footprint like its cached properties)."""
+    from .w40k_duty import _disc
+
+    return _disc(fp)
 
 
 def gap_matrix(A: Sequence[Placed], B: Sequence[Placed], cutoff: float) -> np.ndarray:
