@@ -28,6 +28,7 @@ from ..ruling import Move, Ruling
 from ..scenario import Scenario40k, inch, mm_per_unit, scenario_from_data
 from ..scenario.w40k import Model40k, Unit40k
 from . import Violation
+from .w40k_duty import _disc
 from .w40k_path import move_pieces
 
 # --------------------------------------------------------------------------- constants
@@ -497,22 +498,30 @@ def path_cost(
     base = mover.fp
     z_lo = min(mover.z, z_to) - TOL
     z_hi = max(mover.z, z_to) + TOL
-    enemies = [
-        p
-        for mid, p in ctx.start.items()
-        if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi
-    ]
     fly = "FLY" in kw
     mr = _round(base)
-    # round enemies against a round mover: the capsule-disc closed form for all at once
-    round_e = [e for e in enemies if mr is not None and _round(e.fp) is not None]
-    other_e = {e.id for e in enemies if not (mr is not None and _round(e.fp) is not None)}
-    if round_e:
-        EC = np.array([_round(e.fp)[:2] for e in round_e])  # type: ignore[index]
+    key = (mover.player, round(z_lo, 9), round(z_hi, 9), mr is not None)
+    cache = ctx.__dict__.setdefault("_enemies_in_the_way", {})
+    if key not in cache:
+        enemies = [
+            p
+            for mid, p in ctx.start.items()
+            if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi
+        ]
+        # round enemies against a round mover: the capsule-disc closed form, all at once
+        round_e = [e for e in enemies if mr is not None and _round(e.fp) is not None]
+        other_e = {e.id for e in enemies if not (mr is not None and _round(e.fp) is not None)}
+        EC = np.array([_round(e.fp)[:2] for e in round_e]).reshape(-1, 2)  # type: ignore[index]
         ER = np.array([_round(e.fp)[2] for e in round_e])  # type: ignore[index]
+        cache[key] = (enemies, round_e, other_e, EC, ER)
+    enemies, round_e, other_e, EC, ER = cache[key]
     # each feature's enclosing circle: a feature the swept base cannot reach is skipped
-    FC = np.array([f.fp.center for f in ctx.features], dtype=float).reshape(-1, 2)
-    FR = np.array([f.fp.radius for f in ctx.features], dtype=float)
+    if "_feature_circles" not in ctx.__dict__:
+        ctx.__dict__["_feature_circles"] = (
+            np.array([f.fp.center for f in ctx.features], dtype=float).reshape(-1, 2),
+            np.array([f.fp.radius for f in ctx.features], dtype=float),
+        )
+    FC, FR = ctx.__dict__["_feature_circles"]
     for i in range(len(pts) - 1):
         a = (float(pts[i][0]), float(pts[i][1]))
         b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
@@ -594,12 +603,9 @@ def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: boo
 # --------------------------------------------------------------------------- many pairs
 
 
-def _round(fp: Footprint) -> tuple[float, float, float] | None:
-    """(x, y, r) of a round base, else None (see ``w40k_duty._disc``: kept on the
-    footprint like its cached properties)."""
-    from .w40k_duty import _disc
-
-    return _disc(fp)
+#: (x, y, r) of a round base, else None (kept on the footprint like its cached
+#: properties; see ``w40k_duty._disc``)
+_round = _disc
 
 
 def gap_matrix(A: Sequence[Placed], B: Sequence[Placed], cutoff: float) -> np.ndarray:
