@@ -19,7 +19,7 @@ from ..geometry.shapes import (
 from ..systems.w40k.editions import edition as edition_of
 from . import Violation
 from .w40k import _components, _units_in_er, coherency_problems
-from .w40k_duty import STRICT_MARGIN, loci_candidates, reach_roots, sd_to_each
+from .w40k_duty import STRICT_MARGIN, _circle_pairs_ij, loci_candidates, reach_roots, sd_to_each
 from .w40k_path import BIG, grown
 from .w40k_state import (
     COH_H,
@@ -161,13 +161,25 @@ def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_m
             # the mover at the origin: the loci are the same for every model of the group
             pts, owner = loci_candidates(base0, [t.fp for t in tg], 0.0, None, bounds, board_lines)
             extra_p, extra_o, extra_w = [pts], [owner], [np.full(len(pts), -1)]
-            for k, c in enumerate(group):
-                s = ctx.start[c.id]
-                mover = s.fp
-                p2, o2 = loci_candidates(mover, [t.fp for t in tg], 0.0, budget, [], [])
-                extra_p.append(p2)
-                extra_o.append(o2)
-                extra_w.append(np.full(len(p2), k))
+            # each model's own points, all models at once (round bases: closed forms):
+            # the locus point nearest its start and the crossings with its reach
+            S = np.array([ctx.start[c.id].xy for c in group], dtype=float)  # (g, 2)
+            TC = np.array([t.fp.center for t in tg], dtype=float)  # (m, 2)
+            TR = np.array([t.fp.radius for t in tg], dtype=float) + base0.radius
+            v = S[:, None, :] - TC[None, :, :]
+            n = np.hypot(v[..., 0], v[..., 1])
+            safe = np.where(n > 0, n, 1.0)
+            near = TC[None] + v * (TR[None, :] / safe)[..., None]
+            # (a start on a target's centre: any point of the circle, as nearest_on_circle)
+            near = np.where((n > 0)[..., None], near, TC[None] + np.stack([TR, 0 * TR], axis=1)[None])
+            gi, ti = np.nonzero(np.ones_like(n, dtype=bool))
+            extra_p.append(near[gi, ti])
+            extra_o.append(ti)
+            extra_w.append(gi)
+            cp, ci, cj = _circle_pairs_ij(TC, TR, S, np.full(len(S), budget))
+            extra_p.append(cp)
+            extra_o.append(ci)
+            extra_w.append(cj)
             P = np.vstack(extra_p)
             own = np.concatenate(extra_o).astype(int)
             who = np.concatenate(extra_w).astype(int)
@@ -176,7 +188,6 @@ def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_m
             ok = (P[:, 0] + x0 >= -TOL) & (P[:, 0] + x1 <= W + TOL)
             ok &= (P[:, 1] + y0 >= -TOL) & (P[:, 1] + y1 <= D + TOL)
             # within the straight reach of some model of the group
-            S = np.array([ctx.start[c.id].xy for c in group], dtype=float)
             dv = P[:, None, :] - S[None, :, :]
             reach = np.hypot(dv[..., 0], dv[..., 1]) <= budget + TOL  # (n, g)
             reach &= (who[:, None] < 0) | (who[:, None] == np.arange(len(group))[None, :])

@@ -156,8 +156,15 @@ def _disc(fp: Footprint) -> tuple[float, float, float] | None:
 def _circle_pairs(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Closed-form crossings of every circle of set 1 with every circle of set 2, with
     the index (into set 1) of the circle each crossing lies on."""
+    p, i, _ = _circle_pairs_ij(C1, R1, C2, R2)
+    return p, i
+
+
+def _circle_pairs_ij(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_circle_pairs` with the index into set 2 as well."""
     if len(C1) == 0 or len(C2) == 0:
-        return np.zeros((0, 2)), np.zeros(0, dtype=int)
+        return np.zeros((0, 2)), np.zeros(0, dtype=int), np.zeros(0, dtype=int)
     v = C2[None, :, :] - C1[:, None, :]
     dd = np.hypot(v[..., 0], v[..., 1])
     r1 = R1[:, None]
@@ -165,7 +172,7 @@ def _circle_pairs(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray
     ok = (dd > 0) & (dd <= r1 + r2) & (dd >= np.abs(r1 - r2))
     i, j = np.nonzero(ok)
     if len(i) == 0:
-        return np.zeros((0, 2)), np.zeros(0, dtype=int)
+        return np.zeros((0, 2)), np.zeros(0, dtype=int), np.zeros(0, dtype=int)
     dd = dd[i, j]
     a1, a2 = R1[i], R2[j]
     e = v[i, j] / dd[:, None]
@@ -173,7 +180,7 @@ def _circle_pairs(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray
     h = np.sqrt(np.maximum(a1 * a1 - a * a, 0.0))
     m = C1[i] + a[:, None] * e
     n = np.stack([-e[:, 1], e[:, 0]], axis=1)
-    return np.vstack([m + h[:, None] * n, m - h[:, None] * n]), np.concatenate([i, i])
+    return np.vstack([m + h[:, None] * n, m - h[:, None] * n]), np.concatenate([i, i]), np.concatenate([j, j])
 
 
 def loci_candidates(
