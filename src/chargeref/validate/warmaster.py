@@ -59,16 +59,30 @@ class _St:
 def _apart(A: np.ndarray, B: np.ndarray) -> float:
     """A lower bound of the gap between two point sets' hulls: the distance of their
     centroids less the radius of each about its centroid."""
-    def circ(P: np.ndarray) -> tuple[float, float, float]:
-        pts = P.tolist()  # a handful of corners: plain floats beat small-array numpy
-        n = len(pts)
-        cx = sum(p[0] for p in pts) / n
-        cy = sum(p[1] for p in pts) / n
-        return cx, cy, max(math.hypot(p[0] - cx, p[1] - cy) for p in pts)
-
-    ax, ay, ra = circ(A)
-    bx, by, rb = circ(B)
+    ax, ay, ra = _circ(A)
+    bx, by, rb = _circ(B)
     return math.hypot(ax - bx, ay - by) - ra - rb
+
+
+#: enclosing circles of polygons asked about again and again, by the array's id; an
+#: entry keeps its array alive and is used only for that very array
+_CIRCLES: dict[int, tuple[np.ndarray, tuple[float, float, float]]] = {}
+
+
+def _circ(P: np.ndarray) -> tuple[float, float, float]:
+    """(x, y, r): the centroid of the corners and the farthest corner's distance."""
+    got = _CIRCLES.get(id(P))
+    if got is not None and got[0] is P:
+        return got[1]
+    pts = P.tolist()  # a handful of corners: plain floats beat small-array numpy
+    n = len(pts)
+    cx = sum(p[0] for p in pts) / n
+    cy = sum(p[1] for p in pts) / n
+    out = (cx, cy, max(math.hypot(p[0] - cx, p[1] - cy) for p in pts))
+    if len(_CIRCLES) > 4096:
+        _CIRCLES.clear()
+    _CIRCLES[id(P)] = (P, out)
+    return out
 
 
 def _pen(A: np.ndarray, B: np.ndarray) -> float:
