@@ -564,20 +564,17 @@ def _engage_reach(ctx: Ctx, charger_model: str, target_unit: str | None) -> floa
 
 def _token_link(ctx: Ctx, c: Placed, e: Placed) -> bool:
     """A token model reaches a model of a unit it charged at 2" only across a ruin wall
-    (seed 000): the independent 2"-through-a-wall test of ``w40k_fight``."""
+    (seed 000): the independent 2"-through-a-wall test of ``w40k_fight``, asked of the
+    end state (``after``) pair by pair. (Callers have already found the pair out of
+    normal engagement range.)"""
     if ctx.after is None:
         return False
-    cache = getattr(ctx, "_token_links", None)
-    if cache is None:
-        from .w40k_fight import token_links
+    st = ctx.__dict__.get("_token_state")
+    if st is None:
+        from .w40k_fight import State
 
-        cache = {(a, b) for a, b, kind in token_links(ctx.after, ctx.ruling.charger) if kind == "token"}
-        object.__setattr__(ctx, "_token_links", cache) if hasattr(ctx, "__dataclass_fields__") else None
-        try:
-            ctx._token_links = cache  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - frozen contexts just recompute
-            pass
-    return (c.id, e.id) in cache
+        st = ctx.__dict__["_token_state"] = State(ctx, True)
+    return bool(st.token_link(c, e))
 
 
 def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tuple[str, str]]:
