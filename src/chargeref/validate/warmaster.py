@@ -105,16 +105,33 @@ def _pen(A: np.ndarray, B: np.ndarray) -> float:
     return best
 
 
+def _hull_ccw(P: np.ndarray) -> np.ndarray:
+    """The convex hull of a few points, counter-clockwise, collinear points dropped
+    (Andrew's monotone chain)."""
+    pts = sorted(set(map(tuple, P.tolist())))
+    if len(pts) <= 2:
+        return np.array(pts, dtype=float)
+
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
+        for p in seq:
+            while len(out) >= 2 and (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0]) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1], dtype=float)
+
+
 def _any_pen(H: np.ndarray, obst: list[np.ndarray]) -> bool:
     """Does the convex polygon H penetrate any of ``obst`` deeper than TOL? Polygons
     whose enclosing circles stay apart are dropped in one vectorised step first."""
     if not obst:
         return False
-    ch = H.mean(axis=0)
-    rh = float(np.sqrt(((H - ch) ** 2).sum(axis=1).max()))
-    cs = np.array([P.mean(axis=0) for P in obst])
-    rs = np.array([float(np.sqrt(((P - c) ** 2).sum(axis=1).max())) for P, c in zip(obst, cs, strict=True)])
-    near = np.flatnonzero(np.hypot(*(cs - ch).T) - rs - rh <= 0)
+    hx, hy, rh = _circ(H)
+    circles = np.array([_circ(P) for P in obst])
+    near = np.flatnonzero(np.hypot(circles[:, 0] - hx, circles[:, 1] - hy) - circles[:, 2] - rh <= 0)
     return any(_pen(H, obst[i]) < -TOL for i in near)
 
 
@@ -348,8 +365,7 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
             if any(float(shapely.distance(leg, bar)) < st.round_r - TOL for bar in bars):
                 return "narrow_gap"
             return None
-        hull = shapely.MultiPoint(np.concatenate([st.poly(a, fa), st.poly(b, fb)])).convex_hull
-        H = np.asarray(shapely.geometry.polygon.orient(hull, 1.0).exterior.coords)[:-1]  # counter-clockwise
+        H = _hull_ccw(np.concatenate([st.poly(a, fa), st.poly(b, fb)]))
         if _any_pen(H, obst):
             return "path_blocked"
         if any(_pen(H, np.asarray(bar.coords)) < -TOL for bar in bars):
