@@ -135,6 +135,20 @@ def _any_pen(H: np.ndarray, obst: list[np.ndarray]) -> bool:
     return any(_pen(H, obst[i]) < -TOL for i in near)
 
 
+def _near_segment(a: np.ndarray, b: np.ndarray, polys: list[np.ndarray], reach: float) -> np.ndarray:
+    """Indices of the polygons whose enclosing circle comes within ``reach`` of the
+    segment a-b (the others are farther than that from it)."""
+    if not polys:
+        return np.zeros(0, dtype=int)
+    circles = np.array([_circ(P) for P in polys])
+    C = circles[:, :2]
+    ab = np.asarray(b, float) - np.asarray(a, float)
+    L2 = float(ab @ ab)
+    t = np.clip(((C - a) @ ab) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(C))
+    d = np.hypot(*(C - (np.asarray(a, float) + t[:, None] * ab)).T)
+    return np.flatnonzero(d - circles[:, 2] <= reach + TOL)
+
+
 def _shp(P: np.ndarray) -> shapely.Geometry:
     return shapely.LineString(P) if len(P) == 2 else shapely.Polygon(P)
 
@@ -360,7 +374,10 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         is its disc travelling with the centre."""
         if st.round_r is not None:
             leg = shapely.LineString([a, b]) if float(np.linalg.norm(b - a)) > 0 else shapely.Point(a)
-            if any(float(shapely.distance(leg, _shp(OP))) < st.round_r - TOL for OP in obst):
+            # only polygons whose enclosing circle comes within the stand's radius of
+            # the leg can be nearer than it
+            near = [obst[i] for i in _near_segment(a, b, obst, st.round_r)]
+            if any(float(shapely.distance(leg, _shp(OP))) < st.round_r - TOL for OP in near):
                 return "path_blocked"
             if any(float(shapely.distance(leg, bar)) < st.round_r - TOL for bar in bars):
                 return "narrow_gap"
