@@ -522,6 +522,9 @@ def path_cost(
             np.array([f.fp.radius for f in ctx.features], dtype=float),
         )
     FC, FR = ctx.__dict__["_feature_circles"]
+    # one array of circle centres: the features' enclosing circles, then round enemies
+    CC = np.vstack([FC, EC]) if len(EC) else FC
+    nF = len(FC)
     for i in range(len(pts) - 1):
         a = (float(pts[i][0]), float(pts[i][1]))
         b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
@@ -530,14 +533,16 @@ def path_cost(
             continue
         cost.length += seg
         at_a = base.moved_to(a)
-        A, B = np.array(a), np.array(b)
-        ab = B - A
-        near = np.ones(len(FC), bool)
-        if len(FC):
-            t = np.clip(((FC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
-            near = np.hypot(*(FC - (A + t[:, None] * ab)).T) - FR - base.radius <= TOL
-        for k, f in enumerate(ctx.features):
-            if not near[k] or not _sweep_penetrates(at_a, a, b, f.fp):
+        A = np.array(a)
+        ab = np.array(b) - A
+        d = np.zeros(0)
+        if len(CC):
+            t = np.clip(((CC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
+            d = np.hypot(*(CC - (A + t[:, None] * ab)).T)
+        near = d[:nF] - FR - base.radius <= TOL
+        for k in np.flatnonzero(near):
+            f = ctx.features[k]
+            if not _sweep_penetrates(at_a, a, b, f.fp):
                 continue
             c = _crossing_cost(ctx, f, kw)
             if c is None:
@@ -548,8 +553,7 @@ def path_cost(
             hit: set[str] = set()
             if round_e:
                 assert mr is not None
-                t = np.clip(((EC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
-                gap = np.hypot(*(EC - (A + t[:, None] * ab)).T) - mr[2] - ER
+                gap = d[nF:] - mr[2] - ER
                 hit = {round_e[j].id for j in np.flatnonzero(gap < -TOL)}
             for e in enemies:
                 if e.id in hit or (e.id in other_e and _sweep_penetrates(at_a, a, b, e.fp)):
