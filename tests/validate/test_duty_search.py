@@ -162,3 +162,47 @@ def test_grazing_rays_touch_the_obstacle() -> None:
     pts = ray_crossings(mover, t, 0.0, rays)
     for q in pts:
         assert abs(signed_distance(mover.moved_to(q), t)) < 1e-9
+
+
+# --------------------------------------------------------------------------- real reach
+
+
+def wall_case(total: int):  # noqa: ANN201
+    """A1 must go round the top end of an impassable strip to reach B1; it stops 1"
+    above B1 (its path round the strip is given)."""
+    from duty_cases import ruling as make
+
+    data = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 10},
+            "board": {"width": 200, "depth": 200},
+            "terrain": [{"type": "impassable", "id": "W", "polygon": [[97, 96], [97.3, 96], [97.3, 103], [97, 103]]}],
+            "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                       "models": [{"id": "A1", "at": [92.0, 100.0], "base": {"round": 32}}]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                       "models": [{"id": "B1", "at": [100.0, 100.0], "base": {"round": 32}}]}]}
+    end = (100.0, 100.0 + 2 * R32 + 1.0)
+    before, r = make(data, {"A1": end}, total)
+    pts = [[92.0, 100.0], [97.0 - R32 - 0.05, 103.0 + R32 + 0.05], [97.3 + R32 + 0.05, 103.0 + R32 + 0.05], list(end)]
+    L = sum(math.dist(pts[i], pts[i + 1]) for i in range(3))
+    r.moves[0] = r.moves[0].model_copy(update={"path": pts, "distance": L})
+    return before, r
+
+
+def test_contact_reached_only_round_terrain_is_found_where_the_path_cost_meets_the_roll() -> None:
+    """With a 10 every contact spot the straight-line constructions give is beyond the
+    real (detouring) reach; the search then builds the points of the locus where the
+    shortest path costs exactly the roll, and finds a miss there."""
+    from chargeref.validate.w40k_contact import _duty_path_cost
+    from chargeref.validate.w40k_state import _build
+
+    before, r = wall_case(10)
+    got = validate(before, r)
+    assert [v.code for v in got] == ["missed_base_contact"]
+    spot = got[0].witness["spot"]
+    ctx, _ = _build(before, r)
+    s = ctx.start["A1"]
+    cost = _duty_path_cost(ctx, s, (spot[0], spot[1]), 0.0, False)
+    assert abs(cost - 10.0) <= 1e-6  # on the edge of the real reach
+    b1 = base_footprint("round", 32, (100.0, 100.0), 0, 25.4)
+    assert abs(signed_distance(s.fp.moved_to(spot), b1)) <= 1e-9
+    # the straight-line nearest contact spot is behind the strip, out of reach
+    assert math.dist(spot, (100.0 - 2 * R32, 100.0)) > 0.1
