@@ -188,8 +188,7 @@ def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_m
             ok = (P[:, 0] + x0 >= -TOL) & (P[:, 0] + x1 <= W + TOL)
             ok &= (P[:, 1] + y0 >= -TOL) & (P[:, 1] + y1 <= D + TOL)
             # within the straight reach of some model of the group
-            dv = P[:, None, :] - S[None, :, :]
-            reach = np.hypot(dv[..., 0], dv[..., 1]) <= budget + TOL  # (n, g)
+            reach = np.hypot(P[:, 0, None] - S[None, :, 0], P[:, 1, None] - S[None, :, 1]) <= budget + TOL  # (n, g)
             reach &= (who[:, None] < 0) | (who[:, None] == np.arange(len(group))[None, :])
             ok &= reach.any(axis=1)
             P, own, reach = P[ok], own[ok], reach[ok]

@@ -270,8 +270,11 @@ def sd_to_each(mover0: Footprint, cands: np.ndarray, fixed: Sequence[Footprint],
     if disc_j:
         arr = np.array([xyr[j] for j in disc_j])
         fc, fr = arr[:, :2], arr[:, 2]
-        dv = cands[:, None, :] - fc[None, :, :]
-        out[:, disc_j] = np.hypot(dv[..., 0], dv[..., 1]) - fr[None, :] - md[2]  # type: ignore[index]
+        dist = np.hypot(cands[:, 0, None] - fc[None, :, 0], cands[:, 1, None] - fc[None, :, 1])
+        if len(disc_j) == len(fixed):
+            out = dist - fr[None, :] - md[2]  # type: ignore[index]
+        else:
+            out[:, disc_j] = dist - fr[None, :] - md[2]  # type: ignore[index]
     dj = set(disc_j)
     for j, f in enumerate(fixed):
         if j in dj:

@@ -626,8 +626,7 @@ def gap_matrix(A: Sequence[Placed], B: Sequence[Placed], cutoff: float) -> np.nd
     cb = np.array([b.fp.center for b in B], dtype=float).reshape(-1, 2)
     ra = np.array([a.fp.radius for a in A], dtype=float)
     rb = np.array([b.fp.radius for b in B], dtype=float)
-    dv = ca[:, None, :] - cb[None, :, :]
-    out[:] = np.hypot(dv[..., 0], dv[..., 1]) - ra[:, None] - rb[None, :]
+    out[:] = np.hypot(ca[:, 0, None] - cb[None, :, 0], ca[:, 1, None] - cb[None, :, 1]) - ra[:, None] - rb[None, :]
     da = np.array([_round(a.fp) is not None for a in A])
     db = np.array([_round(b.fp) is not None for b in B])
     # round pairs: the centre distance less the radii is the exact gap already
