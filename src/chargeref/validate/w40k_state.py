@@ -412,7 +412,12 @@ def _axis_extent(fp: Footprint) -> tuple[float, float, float, float]:
 
 
 def _on_board(fp: Footprint, scen: Scenario40k) -> bool:
-    x0, x1, y0, y1 = _axis_extent(fp)
+    xyr = _round(fp)
+    if xyr is not None:
+        x, y, r = xyr
+        x0, x1, y0, y1 = x - r, x + r, y - r, y + r
+    else:
+        x0, x1, y0, y1 = _axis_extent(fp)
     return (
         x0 >= -TOL and y0 >= -TOL and x1 <= scen.board.width + TOL and y1 <= scen.board.depth + TOL
     )
