@@ -41,6 +41,7 @@ from ..geometry.shapes import (
 from ..scenario import inch as scen_inch
 from ..scenario import mm_per_unit, scenario_from_data
 from . import Violation
+from .hull import hull_ccw
 
 #: wheels may not exceed 90 degrees (plus this numeric slack)
 ANGLE_SLACK = 1e-7
@@ -225,6 +226,16 @@ def _step_clear(b: VBlock, st: dict[str, Any], obst: list[tuple[str, Footprint]]
     fp = b.footprint()
     if k == "forward":
         d = b.f * float(st["distance"])
+        if not b.round and all(isinstance(q, ConvexPolygon) for _, ofp in obst for q in ofp.parts):
+            # the block translates: it sweeps the hull of its two end copies, a convex
+            # polygon, whose overlap depth with a convex obstacle the separating axes
+            # give exactly
+            C0 = np.array(b.corners())
+            H = hull_ccw(np.concatenate([C0, C0 + d]))
+            for oid, ofp in obst:
+                if any(float(_sat_sd(H[None], np.asarray(q.V, float))[0]) < -TOL for q in ofp.parts):
+                    return oid
+            return None
         sw = Footprint(tuple(segment_sweep(p, (0.0, 0.0), (float(d[0]), float(d[1]))) for p in fp.parts), "sweep")
         for oid, ofp in obst:
             if _sd(sw, ofp, 0.0) < -TOL:

@@ -24,6 +24,7 @@ from ..geometry.shapes import TOL, ConvexPolygon, make_polygon_parts
 from ..scenario import scenario_from_data
 from ..scenario.common import MM_PER_UNIT
 from . import Violation
+from .hull import hull_ccw as _hull_ccw
 
 _MOVE_CM = {"infantry": 20.0, "cavalry": 30.0, "chariot": 30.0, "monster": 20.0, "artillery": 10.0,
             "character": 60.0}
@@ -103,25 +104,6 @@ def _pen(A: np.ndarray, B: np.ndarray) -> float:
         if len(sep):
             best = max(best, float(sep.max()))
     return best
-
-
-def _hull_ccw(P: np.ndarray) -> np.ndarray:
-    """The convex hull of a few points, counter-clockwise, collinear points dropped
-    (Andrew's monotone chain)."""
-    pts = sorted(set(map(tuple, P.tolist())))
-    if len(pts) <= 2:
-        return np.array(pts, dtype=float)
-
-    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        out: list[tuple[float, float]] = []
-        for p in seq:
-            while len(out) >= 2 and (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0]) <= 0:
-                out.pop()
-            out.append(p)
-        return out
-
-    lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=float)
 
 
 def _any_pen(H: np.ndarray, obst: list[np.ndarray]) -> bool:
