@@ -111,10 +111,29 @@ def _any_pen(H: np.ndarray, obst: list[np.ndarray]) -> bool:
     whose enclosing circles stay apart are dropped in one vectorised step first."""
     if not obst:
         return False
+    return any(_pen(H, obst[i]) < -TOL for i in _near_polys(H, obst))
+
+
+def _near_polys(H: np.ndarray, polys: list[np.ndarray]) -> np.ndarray:
+    """Indices of the polygons whose enclosing circle meets the one of H."""
     hx, hy, rh = _circ(H)
-    circles = np.array([_circ(P) for P in obst])
-    near = np.flatnonzero(np.hypot(circles[:, 0] - hx, circles[:, 1] - hy) - circles[:, 2] - rh <= 0)
-    return any(_pen(H, obst[i]) < -TOL for i in near)
+    circles = np.array([_circ(P) for P in polys])
+    return np.flatnonzero(np.hypot(circles[:, 0] - hx, circles[:, 1] - hy) - circles[:, 2] - rh <= 0)
+
+
+#: the coordinates of bar segments, by the bar's id (an entry keeps its bar alive)
+_COORDS: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def _coords(bar: Any) -> np.ndarray:
+    got = _COORDS.get(id(bar))
+    if got is not None and got[0] is bar:
+        return got[1]
+    arr = np.asarray(bar.coords, dtype=float)
+    if len(_COORDS) > 4096:
+        _COORDS.clear()
+    _COORDS[id(bar)] = (bar, arr)
+    return arr
 
 
 def _near_segment(a: np.ndarray, b: np.ndarray, polys: list[np.ndarray], reach: float) -> np.ndarray:
@@ -367,8 +386,10 @@ def validate(before: Any, ruling: Any) -> list[Violation]:
         H = _hull_ccw(np.concatenate([st.poly(a, fa), st.poly(b, fb)]))
         if _any_pen(H, obst):
             return "path_blocked"
-        if any(_pen(H, np.asarray(bar.coords)) < -TOL for bar in bars):
-            return "narrow_gap"
+        if bars:
+            arrs = [_coords(bar) for bar in bars]
+            if any(_pen(H, arrs[i]) < -TOL for i in _near_polys(H, arrs)):
+                return "narrow_gap"
         return None
 
     def route_problem(st: _St, path: list[np.ndarray], f0: float, f1: float, obst: list[np.ndarray],
