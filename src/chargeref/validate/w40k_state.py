@@ -589,6 +589,28 @@ def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: boo
         for mid, p in ctx.start.items():
             if p.player != mover.player and mid not in ctx.casualties and z_lo <= p.z <= z_hi:
                 bars.append(Barrier(p.fp, None, f"M:{mid}"))
+    # a barrier whose enclosing circle stays clear of the box round the path (grown by
+    # the base's enclosing radius) is neither crossed nor in the way
+    xs, ys = [], []
+    for sg in mv.segments or []:
+        if sg.get("kind") == "arc":
+            c, r = sg["center"], float(sg["radius"])
+            xs += [float(c[0]) - r, float(c[0]) + r]
+            ys += [float(c[1]) - r, float(c[1]) + r]
+        for k in ("from", "to"):
+            xs.append(float(sg[k][0]))
+            ys.append(float(sg[k][1]))
+    if xs:
+        g = mover.fp.radius + TOL
+        x0, x1, y0, y1 = min(xs) - g, max(xs) + g, min(ys) - g, max(ys) + g
+
+        def clear(fp: Footprint) -> bool:
+            cx, cy = float(fp.center[0]), float(fp.center[1])
+            dx = max(x0 - cx, 0.0, cx - x1)
+            dy = max(y0 - cy, 0.0, cy - y1)
+            return math.hypot(dx, dy) > fp.radius
+
+        bars = [b for b in bars if not clear(b.footprint)]
     chk = measure_path(mover.fp, pieces, bars)
     cost.length = chk.length
     kinds = {f.id: f.kind for f in ctx.features}
