@@ -13,12 +13,10 @@ as one minus the product of the misses. Fractions are kept until the arrays are 
 A spot where B cannot stand (a base off the board, overlapping another model or
 terrain that nobody may end on: whatever ``check`` would refuse) is NaN.
 
-Exact pruning before the solver (40k): the least move of any charge is at least the
-closest gap between the two units minus the engagement range, and a target must be
-within the charge range; the gap is bounded below by centre distance minus the two
-bases' circumscribed radii. When that bound already rules the charge out, the
-probability is 0 without running the solver. The other systems run their ``needed``
-at every standable spot.
+Exact short cuts (``prune.py``): a spot where a proven bound on the gap already puts B
+out of an enemy's reach is 0 without asking the system (40k and The 9th Age); a 40k
+charge whose least roll is proven at its lower bound by one probe of the system's
+search skips the rest of ``needed``. Neither ever changes a value.
 
 Warmaster has no charge roll: the charge itself is ruled, and the chance is 1 or 0;
 when the ruling rolls the Revolution zone die, each of its six faces is ruled and the
@@ -43,6 +41,7 @@ from ..scenario import AnyScenario, mm_per_unit, scenario_from_data, scenario_to
 from ..systems import ChargeRequest, find_system
 from ..systems.base import require_unit
 from .executors import Progress, check_choice, map_ordered
+from .prune import Reach, least_roll_40k, reach_40k, reach_t9a
 
 FORMAT = "chargeref-threat/1"
 #: spots per worker task
@@ -137,39 +136,21 @@ class _Context:
         for e in self.enemies:
             spec = next((c for c in self.scen.charges if c.charger == e), None)
             self.specs[e] = (spec.modifier, spec.reroll) if spec is not None else (0, "none")
-        self._prune = self._pruner() if self.scen.system == "40k" else None
+        self.reach = self._reach()
 
-    def _pruner(self) -> dict[str, Any]:
-        """Per enemy (40k): model centres and circumscribed radii, B's radii and its
-        centre offsets from the centroid, and the gap beyond which the charge is out."""
-        from ..systems.w40k.world import build_world
-
-        world = build_world(self.scen)
-        r = world.rules
-        bm = world.unit_models[self.uid]
-        bxy = np.array([m.xy for m in bm], dtype=float)
-        out: dict[str, Any] = {"b_off": bxy - bxy.mean(axis=0), "b_rad": np.array([m.fp.radius for m in bm])}
-        for e in self.enemies:
-            em = world.unit_models[e]
-            mod = self.specs[e][0]
-            cap = 12.0 + max(0, mod)  # the largest roll total: 12 on 2D6 plus a bonus
-            # out of charge range, or every model farther than the largest roll + ER
-            limit = min(r.charge_range, cap * r.inch + r.er)
-            out[e] = (np.array([m.xy for m in em], dtype=float).reshape(-1, 2), np.array([m.fp.radius for m in em]), limit)
-        return out
+    def _reach(self) -> Reach | None:
+        """The out-of-reach bound of each enemy (``prune.py``), None for Warmaster."""
+        if self.scen.system == "40k":
+            return reach_40k(self.scen, self.uid, self.enemies, self.specs)
+        if self.scen.system == "t9a":
+            centroid = _centres(self.scen, self.uid).mean(axis=0)
+            return reach_t9a(self.scen, self.uid, self.enemies, self.specs, centroid)
+        return None
 
     def out_of_reach(self, enemy: str, at: tuple[float, float]) -> bool:
         """True when a proven lower bound on the gap between B (at ``at``) and the
-        enemy already rules the charge out (40k only; never for a reachable charge)."""
-        if self._prune is None:
-            return False
-        exy, erad, limit = self._prune[enemy]
-        if len(exy) == 0:
-            return True
-        bxy = self._prune["b_off"] + np.asarray(at, dtype=float)
-        d = np.linalg.norm(bxy[:, None, :] - exy[None, :, :], axis=2)
-        lb = d - self._prune["b_rad"][:, None] - erad[None, :]
-        return bool(lb.min() > limit + 1e-6)
+        enemy already rules the charge out (never for a reachable charge)."""
+        return self.reach is not None and self.reach.out_of_reach(enemy, at)
 
     def odds(self, scen: AnyScenario, enemy: str) -> Fraction:
         mod, reroll = self.specs[enemy]
@@ -177,9 +158,12 @@ class _Context:
             return self._warmaster_odds(scen, enemy)
         req = ChargeRequest(charger=enemy, targets=(self.uid,), modifier=mod, reroll=reroll)
         with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
-            need = self.system.needed(scen, req)
+            if scen.system == "40k":
+                roll = least_roll_40k(self.system, scen, req)
+            else:
+                roll = self.system.needed(scen, req).roll
         # 40k: the roll is the 2D6 total with the modifier; T9A: the 2D6 part alone
-        return success_probability(need.roll, mod if scen.system == "40k" else 0, reroll)
+        return success_probability(roll, mod if scen.system == "40k" else 0, reroll)
 
     def _warmaster_odds(self, scen: AnyScenario, enemy: str) -> Fraction:
         req = ChargeRequest(charger=enemy, targets=(self.uid,))
