@@ -185,10 +185,14 @@ _CONTEXTS: dict[tuple[str, str, float | None], _Context] = {}
 
 def _context(text: str, uid: str, seconds: float | None) -> _Context:
     key = (hashlib.sha256(text.encode()).hexdigest(), uid, seconds)
-    if key not in _CONTEXTS:
-        _CONTEXTS.clear()  # one map at a time per worker: bounded memory
-        _CONTEXTS[key] = _Context(json.loads(text), uid, seconds)
-    return _CONTEXTS[key]
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        ctx = _Context(json.loads(text), uid, seconds)
+        # one map at a time per worker: bounded memory (threads of the web server
+        # share this cache; each keeps its own reference while it works)
+        _CONTEXTS.clear()
+        _CONTEXTS[key] = ctx
+    return ctx
 
 
 def threat_row(task: tuple[str, str, float | None, float, list[float]]) -> list[dict[str, tuple[int, int]] | None]:
@@ -239,10 +243,14 @@ def threat_map(
     *,
     pool: str = "process",
     seconds: float | None = DEFAULT_SECONDS,
+    rows: tuple[int, int] | None = None,
 ) -> ThreatMap:
     """The threat map of ``unit`` (see the module text). ``workers``/``scheduler``/
     ``pool`` choose where the rows are computed (``chargeref.batch.executors``);
-    ``seconds`` is the time limit of each single ``needed`` call."""
+    ``seconds`` is the time limit of each single ``needed`` call. ``rows=(first, end)``
+    computes only the rows ``y[first:end]`` of the whole map (the web board asks for a
+    map a few rows at a time to show its progress); the values are the same as in the
+    whole map."""
     require_unit(scen, unit, "--unit")
     check_choice(workers, scheduler)
     if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
@@ -251,6 +259,11 @@ def threat_map(
     ys = grid_axis(float(scen.board.depth), float(step))
     if len(xs) * len(ys) > 1_000_000:
         raise RequestError(Problem("--step", f"{len(xs)} x {len(ys)} spots is too many; use a larger step"))
+    if rows is not None:
+        first, end = rows
+        if not (0 <= first < end <= len(ys)):
+            raise RequestError(Problem("rows", f"rows {first} to {end} are not within the map's {len(ys)} rows"))
+        ys = ys[first:end]
     text = json.dumps(scenario_to_data(scen), sort_keys=True)
     enemies = _Context(json.loads(text), unit, seconds).enemies
     # tasks of at most CHUNK spots of one row: small enough that the last task to finish
@@ -258,12 +271,12 @@ def threat_map(
     tasks = [(text, unit, seconds, float(y), [float(x) for x in xs[k:k + CHUNK]]) for y in ys for k in range(0, len(xs), CHUNK)]
     parts = map_ordered(threat_row, tasks, workers=workers, scheduler=scheduler, pool=pool, progress=progress)
     per_row = -(-len(xs) // CHUNK)
-    rows = [[cell for part in parts[j * per_row:(j + 1) * per_row] for cell in part] for j in range(len(ys))]
+    cells_by_row = [[cell for part in parts[j * per_row:(j + 1) * per_row] for cell in part] for j in range(len(ys))]
     shape = (len(ys), len(xs))
     prob = np.full(shape, np.nan)
     by = {e: np.full(shape, np.nan) for e in enemies}
     fracs: list[list[Fraction | None]] = []
-    for j, row in enumerate(rows):
+    for j, row in enumerate(cells_by_row):
         frow: list[Fraction | None] = []
         for i, cell in enumerate(row):
             if cell is None:
