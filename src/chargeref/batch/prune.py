@@ -90,14 +90,15 @@ def reach_40k(scen: AnyScenario, uid: str, enemies: list[str], specs: dict[str, 
     return out
 
 
-def least_roll_40k(system: Any, scen: AnyScenario, req: ChargeRequest) -> int | None:
+def least_roll_40k(system: Any, scen: AnyScenario, req: ChargeRequest, world: Any = None) -> int | None:
     """The least roll of a 40k charge, as ``system.needed(scen, req).roll`` gives it,
-    with one probe at the proven lower bound first (see the module text)."""
+    with one probe at the proven lower bound first (see the module text). ``world``:
+    ``build_world(scen)`` when the caller has it (nothing here changes it)."""
     if scen.rules.edition == 11:  # targets are picked after the roll: the system decides
         return system.needed(scen, req).roll
     from ..systems.w40k.world import build_world
 
-    world = build_world(scen)
+    world = build_world(scen) if world is None else world
     if system.eligibility(world, req.charger, list(req.targets)):
         return None
     prob = system._problem(world, req)

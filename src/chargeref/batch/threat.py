@@ -152,14 +152,16 @@ class _Context:
         enemy already rules the charge out (never for a reachable charge)."""
         return self.reach is not None and self.reach.out_of_reach(enemy, at)
 
-    def odds(self, scen: AnyScenario, enemy: str) -> Fraction:
+    def odds(self, scen: AnyScenario, enemy: str, world: Any = None) -> Fraction:
+        """The exact chance that ``enemy`` charges B successfully in ``scen`` (``world``:
+        the 40k world of ``scen`` when the caller has built it already)."""
         mod, reroll = self.specs[enemy]
         if scen.system == "warmaster":
             return self._warmaster_odds(scen, enemy)
         req = ChargeRequest(charger=enemy, targets=(self.uid,), modifier=mod, reroll=reroll)
         with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
             if scen.system == "40k":
-                roll = least_roll_40k(self.system, scen, req)
+                roll = least_roll_40k(self.system, scen, req, world)
             else:
                 roll = self.system.needed(scen, req).roll
         # 40k: the roll is the 2D6 total with the modifier; T9A: the 2D6 part alone
@@ -177,7 +179,13 @@ class _Context:
         scen = move_unit(self.scen, self.uid, at)
         if self.system.problems(scen):
             return None
-        return {e: (Fraction(0) if self.out_of_reach(e, at) else self.odds(scen, e)) for e in self.enemies}
+        near = [e for e in self.enemies if not self.out_of_reach(e, at)]
+        world = None
+        if near and scen.system == "40k":  # one world for every enemy's charge at this spot
+            from ..systems.w40k.world import build_world
+
+            world = build_world(scen)
+        return {e: (self.odds(scen, e, world) if e in near else Fraction(0)) for e in self.enemies}
 
 
 _CONTEXTS: dict[tuple[str, str, float | None], _Context] = {}
