@@ -2,7 +2,8 @@
 toggle computes the map a few rows at a time with a progress bar, draws one cell per
 spot where the unit can stand, under the models, in the colours of the Python heat
 map, with the values of POST /api/threat; a change to the table recomputes it; off
-clears it. Fails (never skips) without chromium or Playwright."""
+clears it. Fails (never skips) without chromium or Playwright. Saves the screenshot of
+docs/web.md, docs/img/threat-board.png."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from chargeref.render.threat import colour
 from chargeref.web import create_app
 
 CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE, UNIT, STEP = "40k_ringed_target", "B", 4
 
 
@@ -99,6 +101,8 @@ def test_threat_layer_draws_the_map_under_the_models(browser: Browser, server: s
     # under the models: the layer comes before the units' layer in the picture
     order = page.evaluate("[...document.querySelector('#board').children].map((g) => g.id)")
     assert order.index("layer-threat") < order.index("layer-units")
+
+    page.screenshot(path=str(ROOT / "docs" / "img" / "threat-board.png"))
 
     # a change to the table throws the map away and computes it again
     before = {(c["x"], c["y"]): c["p"] for c in drawn}
