@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from ..scenario import AnyScenario
 from ..systems import ChargeRequest
 
 #: margin added to every "out of reach" limit: above the systems' own 1e-6 tolerance
@@ -73,7 +72,7 @@ class Reach:
 # ---------------------------------------------------------------------- 40k
 
 
-def reach_40k(scen: AnyScenario, uid: str, enemies: list[str], specs: dict[str, tuple[int, str]]) -> Reach:
+def reach_40k(scen: Any, uid: str, enemies: list[str], specs: dict[str, tuple[int, str]]) -> Reach:
     from ..systems.w40k.world import build_world
 
     world = build_world(scen)
@@ -90,7 +89,7 @@ def reach_40k(scen: AnyScenario, uid: str, enemies: list[str], specs: dict[str, 
     return out
 
 
-def least_roll_40k(system: Any, scen: AnyScenario, req: ChargeRequest, world: Any = None) -> int | None:
+def least_roll_40k(system: Any, scen: Any, req: ChargeRequest, world: Any = None) -> int | None:
     """The least roll of a 40k charge, as ``system.needed(scen, req).roll`` gives it,
     with one probe at the proven lower bound first (see the module text). ``world``:
     ``build_world(scen)`` when the caller has it (nothing here changes it)."""
@@ -133,7 +132,7 @@ class ReachT9A(Reach):
         return float(gap(self.shapes[uid], moved))
 
 
-def reach_t9a(scen: AnyScenario, uid: str, enemies: list[str], specs: dict[str, tuple[int, str]], centroid: np.ndarray) -> Reach:
+def reach_t9a(scen: Any, uid: str, enemies: list[str], specs: dict[str, tuple[int, str]], centroid: np.ndarray) -> Reach:
     from ..systems.t9a.resolve import Phase
 
     ph = Phase(scen, None, clear_charges=False)

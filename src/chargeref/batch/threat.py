@@ -290,10 +290,10 @@ def threat_map(
             if cell is None:
                 frow.append(None)
                 continue
-            parts = {e: Fraction(n, d) for e, (n, d) in cell.items()}
-            for e, p in parts.items():
+            per = {e: Fraction(n, d) for e, (n, d) in cell.items()}
+            for e, p in per.items():
                 by[e][j, i] = float(p)
-            total = combined(parts)
+            total = combined(per)
             prob[j, i] = float(total)
             frow.append(total)
         fracs.append(frow)
