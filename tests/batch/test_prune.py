@@ -5,15 +5,17 @@ and each out-of-reach bound sits exactly at the rule's edge."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from threat_helpers import R32, model, p_2d6_at_least, scenario, unit
 
-from chargeref import ChargeRequest, find_system, scenario_from_data
+from chargeref import ChargeRequest, find_system, load_scenario, scenario_from_data
 from chargeref.batch import combined, threat_map
 from chargeref.batch.threat import _centres, _Context, move_unit
 from chargeref.dice import success_probability
+from chargeref.scenario import scenario_to_data
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -138,3 +140,74 @@ def test_40k_probe_at_the_lower_bound_matches_needed_at_the_edge() -> None:
         ctx, at = _Context(scen.model_dump(mode="json", exclude_none=True), "B", None), (2 + 2 * R32 + gap, 10.0)
         assert find_system("40k").needed(scen, ChargeRequest("A", ("B",))).roll == roll
         assert ctx.spot(at) == {"A": p_2d6_at_least(roll)}
+
+
+# ---------------------------------------------------------------------- Warmaster
+
+WM_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "warmaster" / "diagram_33_4.yaml"
+
+
+def wm_pair(gap: float, charger_type: str = "cavalry", base: dict | None = None):  # noqa: ANN201
+    """E (one infantry stand facing down the table, front edge on y = 49) and C (one
+    stand straight below it facing up), ``gap`` cm between the two front edges."""
+    depth = 4.0 if base is None else 2.0  # C's stand: 20 x 40 mm cavalry, or a round base
+    stand: dict = {"at": [60, 49 - gap - depth / 2], "facing": 90}
+    c = {"id": "C", "player": 1, "type": charger_type, "stands": [stand]}
+    if base is not None:
+        c["base"] = base
+    return scenario_from_data({"format": "chargeref/1", "system": "warmaster", "board": {"width": 120, "depth": 80},
+                               "units": [{"id": "E", "player": 2, "type": "infantry",
+                                          "stands": [{"at": [60, 50], "facing": 270}]}, c]})
+
+
+def wm_context(scen):  # noqa: ANN001, ANN201
+    ctx = _Context(scen.model_dump(mode="json", exclude_none=True), "E", None)
+    return ctx, tuple(float(v) for v in _centres(scen, "E").mean(axis=0))
+
+
+def test_warmaster_out_of_reach_at_its_edge() -> None:
+    """Cavalry moves 30 cm: a charge exactly 30.000 cm long succeeds; 30.001 cm is out
+    of reach, and the bound (the exact gap between the stands) says so."""
+    for gap, pruned, want in ((30.0, False, Fraction(1)), (30.001, True, Fraction(0))):
+        ctx, at = wm_context(wm_pair(gap))
+        assert abs(ctx.reach.gap_lower_bound("C", at) - gap) < 1e-9
+        assert ctx.out_of_reach("C", at) is pruned
+        assert ctx.spot(at) == {"C": want}
+        assert find_system("warmaster").chance(wm_pair(gap), ChargeRequest("C", ("E",))) == want
+
+
+def test_warmaster_round_charging_stand_is_never_pruned() -> None:
+    scen = wm_pair(20.0, "character", {"round": 25})
+    ctx, at = wm_context(scen)
+    assert "C" not in ctx.reach.enemy and not ctx.out_of_reach("C", at)
+    assert ctx.spot(at) == {"C": find_system("warmaster").chance(scen, ChargeRequest("C", ("E",)))}
+
+
+def test_warmaster_map_with_short_cuts_equals_the_rulings_cell_by_cell() -> None:
+    scen = load_scenario(WM_EXAMPLE)
+    tm = threat_map(scen, "E", 10.0, pool="inline")
+    system = find_system("warmaster")
+    want = []
+    for y in tm.y:
+        row = []
+        for x in tm.x:
+            moved = move_unit(scen, "E", (float(x), float(y)))
+            row.append(None if system.problems(moved) else system.chance(moved, ChargeRequest("C", ("E",))))
+        want.append(row)
+    assert tm.fractions == want
+    flat = [f for r in want for f in r if f is not None]
+    assert Fraction(0) in flat and Fraction(1) in flat
+
+
+@given(x=st.floats(3, 117), y=st.floats(3, 77), variant=st.sampled_from(["original", "revolution"]))
+@example(x=60.0, y=50.0 - 0.001 - 0.5, variant="original")
+@SETTINGS
+def test_warmaster_pruning_never_hides_a_charge_the_system_finds(x: float, y: float, variant: str) -> None:
+    data = scenario_to_data(load_scenario(WM_EXAMPLE))
+    data["rules"] = {"variant": variant}
+    scen = scenario_from_data(data)
+    ctx = _Context(scenario_to_data(scen), "E", None)
+    moved = move_unit(scen, "E", (x, y))
+    if ctx.system.problems(moved) or not ctx.out_of_reach("C", (x, y)):
+        return
+    assert ctx.system.chance(moved, ChargeRequest("C", ("E",))) == 0

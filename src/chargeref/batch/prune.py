@@ -15,7 +15,15 @@ Two kinds:
     the distance the system measures is at least the gap between the two units minus
     that spacing; a charge longer than the advance rate plus the largest roll (12 on
     2D6, with a positive modifier on top) is never declared.
-  - Warmaster: no closed-form bound is used (see ``docs/threat.md``).
+  - Warmaster: every cost the system compares with the unit's move is a stand's route,
+    whole legs of translation plus one straight leg with the turn, priced at the
+    largest displacement of the stand's corners on that leg. A point of a rectangular
+    stand is a weighted mean of its corners, so no point moves farther than the corners
+    do: the stand that goes first moves by at least the gap from where it starts to the
+    target stand it ends against. When the gap between the two units' stands already
+    exceeds the move, the charge fails. (Not used when a charging stand is a round
+    character base: the system draws it as a polygon around the disc, which its corner
+    price does not cover.)
 * **least roll at the lower bound** (40k): the least roll is never below the gap minus
   engagement range rounded up (``ChargeProblem.lower_bound``). When the system's search
   finds a legal placement with every move within that roll, the roll is proven: the bound
@@ -146,4 +154,51 @@ def reach_t9a(scen: Any, uid: str, enemies: list[str], specs: dict[str, tuple[in
         # spacing stops that much short of contact
         limit = ph.ruleset.longest_range(blk.advance, specs[e][0], w.inch) + spacing
         out.enemy[e] = (np.zeros((0, 2)), np.zeros(0), limit)
+    return out
+
+
+# ---------------------------------------------------------------------- Warmaster
+
+
+def _poly(V: np.ndarray) -> Any:
+    from ..geometry.shapes import ConvexPolygon, Footprint
+
+    return Footprint((ConvexPolygon(tuple((float(x), float(y)) for x, y in V)),))
+
+
+class ReachWarmaster(Reach):
+    """Warmaster: the exact gap between the stands' outlines (convex polygons), with the
+    circumscribed discs first to skip the far pairs."""
+
+    def __init__(self, b_polys: list[np.ndarray], centroid: np.ndarray) -> None:
+        cs = np.array([V.mean(axis=0) for V in b_polys]).reshape(-1, 2)
+        super().__init__(cs - centroid, np.array([np.linalg.norm(V - V.mean(axis=0), axis=1).max() for V in b_polys]))
+        self.b_polys = [V - centroid for V in b_polys]
+        self.polys: dict[str, list[np.ndarray]] = {}
+
+    def gap_lower_bound(self, uid: str, at: tuple[float, float]) -> float:
+        from ..geometry.shapes import signed_distance
+
+        limit = self.enemy[uid][2]
+        if super().gap_lower_bound(uid, at) > limit + MARGIN:
+            return super().gap_lower_bound(uid, at)
+        d = np.asarray(at, dtype=float)
+        mine = [_poly(V + d) for V in self.b_polys]
+        return min(float(signed_distance(_poly(E), B)) for E in self.polys[uid] for B in mine)
+
+
+def reach_warmaster(scen: Any, uid: str, enemies: list[str], centroid: np.ndarray) -> Reach:
+    from ..systems.warmaster.world import build_world
+
+    w = build_world(scen)
+    b_polys = [np.asarray(s.poly, dtype=float) for s in w.stands if s.unit == uid]
+    out = ReachWarmaster(b_polys, centroid)
+    for e in enemies:
+        stands = [s for s in w.stands if s.unit == e]
+        if any(s.round_r is not None for s in stands):
+            continue  # no proven bound for a round charging stand: the system rules it
+        polys = [np.asarray(s.poly, dtype=float) for s in stands]
+        out.polys[e] = polys
+        cs = np.array([V.mean(axis=0) for V in polys]).reshape(-1, 2)
+        out.add(e, cs, np.array([np.linalg.norm(V - V.mean(axis=0), axis=1).max() for V in polys]), w.move_of(e))
     return out

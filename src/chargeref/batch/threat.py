@@ -14,7 +14,7 @@ A spot where B cannot stand (a base off the board, overlapping another model or
 terrain that nobody may end on: whatever ``check`` would refuse) is NaN.
 
 Exact short cuts (``prune.py``): a spot where a proven bound on the gap already puts B
-out of an enemy's reach is 0 without asking the system (40k and The 9th Age); a 40k
+out of an enemy's reach is 0 without asking the system (every system); a 40k
 charge whose least roll is proven at its lower bound by one probe of the system's
 search skips the rest of ``needed``. Neither ever changes a value.
 
@@ -41,7 +41,7 @@ from ..scenario import AnyScenario, mm_per_unit, scenario_from_data, scenario_to
 from ..systems import ChargeRequest, find_system
 from ..systems.base import require_unit
 from .executors import Progress, check_choice, map_ordered
-from .prune import Reach, least_roll_40k, reach_40k, reach_t9a
+from .prune import Reach, least_roll_40k, reach_40k, reach_t9a, reach_warmaster
 
 FORMAT = "chargeref-threat/1"
 #: spots per worker task
@@ -138,19 +138,19 @@ class _Context:
             self.specs[e] = (spec.modifier, spec.reroll) if spec is not None else (0, "none")
         self.reach = self._reach()
 
-    def _reach(self) -> Reach | None:
-        """The out-of-reach bound of each enemy (``prune.py``), None for Warmaster."""
+    def _reach(self) -> Reach:
+        """The out-of-reach bound of each enemy (``prune.py``)."""
         if self.scen.system == "40k":
             return reach_40k(self.scen, self.uid, self.enemies, self.specs)
+        centroid = _centres(self.scen, self.uid).mean(axis=0)
         if self.scen.system == "t9a":
-            centroid = _centres(self.scen, self.uid).mean(axis=0)
             return reach_t9a(self.scen, self.uid, self.enemies, self.specs, centroid)
-        return None
+        return reach_warmaster(self.scen, self.uid, self.enemies, centroid)
 
     def out_of_reach(self, enemy: str, at: tuple[float, float]) -> bool:
         """True when a proven lower bound on the gap between B (at ``at``) and the
         enemy already rules the charge out (never for a reachable charge)."""
-        return self.reach is not None and self.reach.out_of_reach(enemy, at)
+        return self.reach.out_of_reach(enemy, at)
 
     def odds(self, scen: AnyScenario, enemy: str, world: Any = None) -> Fraction:
         """The exact chance that ``enemy`` charges B successfully in ``scen`` (``world``:
