@@ -3,10 +3,11 @@ system's full search, and never change its answer.
 
 Two kinds:
 
-* **out of reach** (every system with a closed-form bound): a lower bound on the gap
-  between the charger and unit B, built from the units' circumscribed discs (centre
-  distance minus both radii, never larger than the true gap), already exceeds the
-  longest charge the rules allow. The chance is then 0 and nothing is solved.
+* **out of reach** (every system): a lower bound on the gap between the charger and
+  unit B already exceeds the longest charge the rules allow. The chance is then 0 and
+  nothing is solved. The bound is never larger than the true gap: for 40k the bases'
+  circumscribed discs (centre distance minus both radii; exact for round bases), for
+  The 9th Age and Warmaster the exact gap between the outlines (blocks; stands).
   - 40k: a target must lie within the charge range, and the shortest charge move is at
     least the gap minus the engagement range, which must fit in the largest roll (12
     plus a positive modifier). Both bounds are per pair of bases.
