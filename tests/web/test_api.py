@@ -73,7 +73,7 @@ def test_page_and_assets_are_served_from_the_package(client: TestClient) -> None
     # nothing from the network: every script, style and import is our own
     remote = re.compile(r"""(src|href)\s*=\s*["']?(https?:)?//|@import|\bimport\b[^;]*["']https?:|fetch\(\s*["'`]https?:|url\(\s*["']?https?:""")
     assert not remote.search(page.text)
-    for asset in ("board.js", "core.js", "edit.js", "panels.js", "shapes.js", "board.css"):
+    for asset in ("board.js", "core.js", "edit.js", "panels.js", "shapes.js", "threat.js", "board.css"):
         r = client.get(f"/static/{asset}")
         assert r.status_code == 200, asset
         assert not remote.search(r.text), asset

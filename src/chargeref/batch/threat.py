@@ -13,12 +13,10 @@ as one minus the product of the misses. Fractions are kept until the arrays are 
 A spot where B cannot stand (a base off the board, overlapping another model or
 terrain that nobody may end on: whatever ``check`` would refuse) is NaN.
 
-Exact pruning before the solver (40k): the least move of any charge is at least the
-closest gap between the two units minus the engagement range, and a target must be
-within the charge range; the gap is bounded below by centre distance minus the two
-bases' circumscribed radii. When that bound already rules the charge out, the
-probability is 0 without running the solver. The other systems run their ``needed``
-at every standable spot.
+Exact short cuts (``prune.py``): a spot where a proven bound on the gap already puts B
+out of an enemy's reach is 0 without asking the system (every system); a 40k
+charge whose least roll is proven at its lower bound by one probe of the system's
+search skips the rest of ``needed``. Neither ever changes a value.
 
 Warmaster has no charge roll: the charge itself is ruled, and the chance is 1 or 0;
 when the ruling rolls the Revolution zone die, each of its six faces is ruled and the
@@ -43,6 +41,7 @@ from ..scenario import AnyScenario, mm_per_unit, scenario_from_data, scenario_to
 from ..systems import ChargeRequest, find_system
 from ..systems.base import require_unit
 from .executors import Progress, check_choice, map_ordered
+from .prune import Reach, least_roll_40k, reach_40k, reach_t9a, reach_warmaster
 
 FORMAT = "chargeref-threat/1"
 #: spots per worker task
@@ -137,49 +136,36 @@ class _Context:
         for e in self.enemies:
             spec = next((c for c in self.scen.charges if c.charger == e), None)
             self.specs[e] = (spec.modifier, spec.reroll) if spec is not None else (0, "none")
-        self._prune = self._pruner() if self.scen.system == "40k" else None
+        self.reach = self._reach()
 
-    def _pruner(self) -> dict[str, Any]:
-        """Per enemy (40k): model centres and circumscribed radii, B's radii and its
-        centre offsets from the centroid, and the gap beyond which the charge is out."""
-        from ..systems.w40k.world import build_world
-
-        world = build_world(self.scen)
-        r = world.rules
-        bm = world.unit_models[self.uid]
-        bxy = np.array([m.xy for m in bm], dtype=float)
-        out: dict[str, Any] = {"b_off": bxy - bxy.mean(axis=0), "b_rad": np.array([m.fp.radius for m in bm])}
-        for e in self.enemies:
-            em = world.unit_models[e]
-            mod = self.specs[e][0]
-            cap = 12.0 + max(0, mod)  # the largest roll total: 12 on 2D6 plus a bonus
-            # out of charge range, or every model farther than the largest roll + ER
-            limit = min(r.charge_range, cap * r.inch + r.er)
-            out[e] = (np.array([m.xy for m in em], dtype=float).reshape(-1, 2), np.array([m.fp.radius for m in em]), limit)
-        return out
+    def _reach(self) -> Reach:
+        """The out-of-reach bound of each enemy (``prune.py``)."""
+        if self.scen.system == "40k":
+            return reach_40k(self.scen, self.uid, self.enemies, self.specs)
+        centroid = _centres(self.scen, self.uid).mean(axis=0)
+        if self.scen.system == "t9a":
+            return reach_t9a(self.scen, self.uid, self.enemies, self.specs, centroid)
+        return reach_warmaster(self.scen, self.uid, self.enemies, centroid)
 
     def out_of_reach(self, enemy: str, at: tuple[float, float]) -> bool:
         """True when a proven lower bound on the gap between B (at ``at``) and the
-        enemy already rules the charge out (40k only; never for a reachable charge)."""
-        if self._prune is None:
-            return False
-        exy, erad, limit = self._prune[enemy]
-        if len(exy) == 0:
-            return True
-        bxy = self._prune["b_off"] + np.asarray(at, dtype=float)
-        d = np.linalg.norm(bxy[:, None, :] - exy[None, :, :], axis=2)
-        lb = d - self._prune["b_rad"][:, None] - erad[None, :]
-        return bool(lb.min() > limit + 1e-6)
+        enemy already rules the charge out (never for a reachable charge)."""
+        return self.reach.out_of_reach(enemy, at)
 
-    def odds(self, scen: AnyScenario, enemy: str) -> Fraction:
+    def odds(self, scen: AnyScenario, enemy: str, world: Any = None) -> Fraction:
+        """The exact chance that ``enemy`` charges B successfully in ``scen`` (``world``:
+        the 40k world of ``scen`` when the caller has built it already)."""
         mod, reroll = self.specs[enemy]
         if scen.system == "warmaster":
             return self._warmaster_odds(scen, enemy)
         req = ChargeRequest(charger=enemy, targets=(self.uid,), modifier=mod, reroll=reroll)
         with time_limit(self.seconds, f"the charge of {enemy} in the threat map"):
-            need = self.system.needed(scen, req)
+            if scen.system == "40k":
+                roll = least_roll_40k(self.system, scen, req, world)
+            else:
+                roll = self.system.needed(scen, req).roll
         # 40k: the roll is the 2D6 total with the modifier; T9A: the 2D6 part alone
-        return success_probability(need.roll, mod if scen.system == "40k" else 0, reroll)
+        return success_probability(roll, mod if scen.system == "40k" else 0, reroll)
 
     def _warmaster_odds(self, scen: AnyScenario, enemy: str) -> Fraction:
         req = ChargeRequest(charger=enemy, targets=(self.uid,))
@@ -193,7 +179,13 @@ class _Context:
         scen = move_unit(self.scen, self.uid, at)
         if self.system.problems(scen):
             return None
-        return {e: (Fraction(0) if self.out_of_reach(e, at) else self.odds(scen, e)) for e in self.enemies}
+        near = [e for e in self.enemies if not self.out_of_reach(e, at)]
+        world = None
+        if near and scen.system == "40k":  # one world for every enemy's charge at this spot
+            from ..systems.w40k.world import build_world
+
+            world = build_world(scen)
+        return {e: (self.odds(scen, e, world) if e in near else Fraction(0)) for e in self.enemies}
 
 
 _CONTEXTS: dict[tuple[str, str, float | None], _Context] = {}
@@ -201,10 +193,14 @@ _CONTEXTS: dict[tuple[str, str, float | None], _Context] = {}
 
 def _context(text: str, uid: str, seconds: float | None) -> _Context:
     key = (hashlib.sha256(text.encode()).hexdigest(), uid, seconds)
-    if key not in _CONTEXTS:
-        _CONTEXTS.clear()  # one map at a time per worker: bounded memory
-        _CONTEXTS[key] = _Context(json.loads(text), uid, seconds)
-    return _CONTEXTS[key]
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        ctx = _Context(json.loads(text), uid, seconds)
+        # one map at a time per worker: bounded memory (threads of the web server
+        # share this cache; each keeps its own reference while it works)
+        _CONTEXTS.clear()
+        _CONTEXTS[key] = ctx
+    return ctx
 
 
 def threat_row(task: tuple[str, str, float | None, float, list[float]]) -> list[dict[str, tuple[int, int]] | None]:
@@ -255,10 +251,14 @@ def threat_map(
     *,
     pool: str = "process",
     seconds: float | None = DEFAULT_SECONDS,
+    rows: tuple[int, int] | None = None,
 ) -> ThreatMap:
     """The threat map of ``unit`` (see the module text). ``workers``/``scheduler``/
     ``pool`` choose where the rows are computed (``chargeref.batch.executors``);
-    ``seconds`` is the time limit of each single ``needed`` call."""
+    ``seconds`` is the time limit of each single ``needed`` call. ``rows=(first, end)``
+    computes only the rows ``y[first:end]`` of the whole map (the web board asks for a
+    map a few rows at a time to show its progress); the values are the same as in the
+    whole map."""
     require_unit(scen, unit, "--unit")
     check_choice(workers, scheduler)
     if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
@@ -267,6 +267,11 @@ def threat_map(
     ys = grid_axis(float(scen.board.depth), float(step))
     if len(xs) * len(ys) > 1_000_000:
         raise RequestError(Problem("--step", f"{len(xs)} x {len(ys)} spots is too many; use a larger step"))
+    if rows is not None:
+        first, end = rows
+        if not (0 <= first < end <= len(ys)):
+            raise RequestError(Problem("rows", f"rows {first} to {end} are not within the map's {len(ys)} rows"))
+        ys = ys[first:end]
     text = json.dumps(scenario_to_data(scen), sort_keys=True)
     enemies = _Context(json.loads(text), unit, seconds).enemies
     # tasks of at most CHUNK spots of one row: small enough that the last task to finish
@@ -274,21 +279,21 @@ def threat_map(
     tasks = [(text, unit, seconds, float(y), [float(x) for x in xs[k:k + CHUNK]]) for y in ys for k in range(0, len(xs), CHUNK)]
     parts = map_ordered(threat_row, tasks, workers=workers, scheduler=scheduler, pool=pool, progress=progress)
     per_row = -(-len(xs) // CHUNK)
-    rows = [[cell for part in parts[j * per_row:(j + 1) * per_row] for cell in part] for j in range(len(ys))]
+    cells_by_row = [[cell for part in parts[j * per_row:(j + 1) * per_row] for cell in part] for j in range(len(ys))]
     shape = (len(ys), len(xs))
     prob = np.full(shape, np.nan)
     by = {e: np.full(shape, np.nan) for e in enemies}
     fracs: list[list[Fraction | None]] = []
-    for j, row in enumerate(rows):
+    for j, row in enumerate(cells_by_row):
         frow: list[Fraction | None] = []
         for i, cell in enumerate(row):
             if cell is None:
                 frow.append(None)
                 continue
-            parts = {e: Fraction(n, d) for e, (n, d) in cell.items()}
-            for e, p in parts.items():
+            per = {e: Fraction(n, d) for e, (n, d) in cell.items()}
+            for e, p in per.items():
                 by[e][j, i] = float(p)
-            total = combined(parts)
+            total = combined(per)
             prob[j, i] = float(total)
             frow.append(total)
         fracs.append(frow)

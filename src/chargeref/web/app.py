@@ -115,6 +115,7 @@ _KNOWN = {
     "odds": {"scenario", "charger", "targets", "reroll", "modifier"},
     "draw": {"scenario", "ruling", "whole_board", "bare"},
     "needed": {"scenario", "charger", "targets", "reroll", "modifier"},
+    "threat": {"scenario", "unit", "step", "rows"},
 }
 
 
@@ -273,6 +274,16 @@ def create_app(
             return out
 
         result: dict[str, Any] = await run(work)
+        return result
+
+    @app.post("/api/threat")
+    async def threat(request: Request) -> dict[str, Any]:
+        """The threat map of one unit (``chargeref-threat/1``, as ``threat --json``);
+        ``rows: [first, end)`` asks for those rows of the map only."""
+        d = _fields("threat", _json_object(await read_body(request)))
+        lim = app.state.time_limit
+        result: dict[str, Any] = await run(lambda: ops.threat(d["scenario"], d.get("unit"), d.get("step", 1.0),
+                                                              d.get("rows"), time_limit_s=lim))
         return result
 
     @app.post("/api/draw")

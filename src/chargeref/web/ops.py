@@ -117,3 +117,37 @@ def nearest(doc: Any, charger: Any, time_limit_s: float | None = None) -> dict[s
         a, b = _closest_points(p.fp, q.fp)
         best["points"] = [[round(float(a[0]), 4), round(float(a[1]), 4)], [round(float(b[0]), 4), round(float(b[1]), 4)]]
         return best
+
+
+#: the most spots one threat request may ask for (the page asks a few rows at a time)
+THREAT_MAX_SPOTS = 20_000
+
+
+def threat(doc: Any, unit: Any, step: Any = 1.0, rows: Any = None, *, time_limit_s: float | None = None) -> dict[str, Any]:
+    """The threat map of ``unit`` (``chargeref-threat/1``, as ``threat --json``), or
+    only its rows ``rows = [first, end)``, computed in this thread under the server's
+    time limit for the whole request."""
+    from ..batch import threat_map
+    from ..batch.threat import grid_axis
+
+    if not isinstance(unit, str) or not unit:
+        raise RequestError(Problem("unit", "name the unit that might be charged"))
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
+        raise RequestError(Problem("step", f"the step must be a positive number (got {str(step)[:40]})"))
+    span: tuple[int, int] | None = None
+    if rows is not None:
+        if not (isinstance(rows, list) and len(rows) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in rows)):
+            raise RequestError(Problem("rows", "give [first, end): two whole numbers"))
+        span = (rows[0], rows[1])
+    with time_limit(time_limit_s, "the threat map"):
+        scen = scenario(doc)
+        if not any(u.id == unit for u in scen.units):
+            raise RequestError(Problem("unit", f"no unit {unit[:60]!r} in the scenario"))
+        nx = len(grid_axis(float(scen.board.width), float(step)))
+        ny = len(grid_axis(float(scen.board.depth), float(step))) if span is None else max(0, span[1] - span[0])
+        if nx * ny > THREAT_MAX_SPOTS:
+            raise RequestError(Problem("step" if span is None else "rows",
+                                       f"{nx} x {ny} spots in one request is more than {THREAT_MAX_SPOTS}; "
+                                       "use a larger step or ask for fewer rows"))
+        tm = threat_map(scen, unit, float(step), pool="inline", seconds=time_limit_s, rows=span)
+        return tm.to_json_data()

@@ -6,6 +6,7 @@ import { $, api, history, hooks, pushUndo, restore, round4, snapshot, state, toa
 import { addModel, addUnit, removeModel, removeUnit } from "./edit.js";
 import { clickUnit, renderAddBox, renderOdds, renderUnitList, renderVerdict } from "./panels.js";
 import { SYSTEM_NAMES, blockGeometry, dir, el, f4, fmtLen, inch, mmpu, pieces, toYAML, unitOf } from "./shapes.js";
+import { drawThreat, initThreat, threatStale, threatUnits } from "./threat.js";
 
 const STORE = "chargeref-board/v1";
 const NEW_BOARD = { "40k": [60, 44], t9a: [72, 48], warmaster: [180, 120] };
@@ -59,6 +60,7 @@ function changed({ keepRuling = false } = {}) {
   render();
   save();
   scheduleLive();
+  threatStale();
 }
 
 // ------------------------------------------------------------------ drawing
@@ -147,6 +149,8 @@ function render() {
   $("sysname").textContent = SYSTEM_NAMES[scen.system] + (scen.system === "40k" && scen.rules?.edition ? ` · edition ${scen.rules.edition}` : "");
   fitBoard();
   drawTable();
+  threatUnits();
+  drawThreat();
   drawUnits();
   drawRuling();
   drawTools();
@@ -666,6 +670,7 @@ async function init() {
   $("save-ruling-yaml").onclick = () => state.ruling ? download(`${baseName()}-ruling.yaml`, toYAML(state.ruling), "text/yaml") : toast("No ruling yet: press Charge! first.");
   $("save-svg").onclick = async () => { try { download(`${baseName()}.svg`, await picture(), "image/svg+xml"); } catch (e) { toast(e.message); } };
   $("save-png").onclick = savePNG;
+  initThreat();
 
   document.addEventListener("keydown", (ev) => {
     if (ev.target.matches("input, select, textarea")) return;
