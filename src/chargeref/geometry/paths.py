@@ -152,6 +152,7 @@ from .cspace import (
     _shape_key,
     _unique_pairs,
 )
+from .curves import curve_box_ok, curve_hits, make_curve
 from .measure import (
     PathCheck,
     _Checker,
@@ -168,6 +169,7 @@ from .shapes import (
     TOL,
     Footprint,
 )
+from .smooth import SmoothBody, c_obstacle_body
 from .tangents import ExactGraph, Obstacles, Piece
 from .visibility import (
     _Graph,
@@ -331,6 +333,7 @@ class CostField:
         self._eg: ExactGraph | None = None
         self._eg_key: frozenset[int] = frozenset()
         self._eg_cache: dict[frozenset[int], ExactGraph] = {}
+        self._smooth: dict[int, SmoothBody] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -747,6 +750,69 @@ class CostField:
                 out_p[g] = [p for p in ps if p.length > 0]
         return out_c, out_p
 
+    def _around_smooth(
+        self, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool
+    ) -> tuple[dict[int, float], dict[int, list]]:
+        """Closed form round one hard smooth C-obstacle (an oval base involved; see
+        :mod:`chargeref.geometry.smooth`): tangent from the start, the boundary between
+        the two tangent normals on the side that is shorter *round this obstacle alone*,
+        tangent to the goal. Kept only where the straight segment enters the obstacle,
+        every piece is exactly clear of every C-obstacle (and the board) and climbs
+        nothing: then it is the shortest path (a path round all obstacles is a path
+        round this one). A start or goal on the boundary (touching) is pushed 1e-9
+        outward first; its tangent then meets the boundary within ~1e-9 of the unit."""
+        cs = self.ctx.cs
+        out_c: dict[int, float] = {}
+        out_p: dict[int, list] = {}
+        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
+        s = self.start
+        for g, q in zip(gs, qs, strict=True):
+            if cs.exact[q] or not cs.hard[q]:
+                continue
+            G = goals[g]
+            sd = cs.sd_pairs(s[None], G[None], np.asarray([q]))[0]
+            if sd >= -TOL:
+                continue  # the straight segment passes this one: not the case here
+            body = self._smooth.get(q)
+            if body is None:
+                body = c_obstacle_body(cs.O[q], cs.b[q])
+                if body is None:
+                    continue
+                self._smooth[q] = body
+            ts = _outside_tangents(body, s)
+            tg = _outside_tangents(body, G)
+            if ts is None or tg is None:
+                continue
+            best = None
+            for ccw in (True, False):
+                fa, fb = (ts[0], tg[1]) if ccw else (ts[1], tg[0])
+                cur = make_curve(body, fa, fb, ccw)
+                la = math.dist(s, cur.a)
+                lb = math.dist(cur.b, G)
+                L = la + cur.length + lb
+                if best is None or L < best[0]:
+                    best = (L, cur, la, lb)
+            assert best is not None
+            L, cur, la, lb = best
+            if L > self.limit:
+                continue
+            A = np.asarray([s, cur.b])
+            B = np.asarray([cur.a, G])
+            bl, climb, _ = chk.segments(A, B)
+            if bl.any() or climb.any():
+                continue
+            if curve_hits(cs, self.graph.qs, cur, skip={q}) or not curve_box_ok(cur, self.ctx.box):
+                continue
+            if g in out_c and out_c[g] <= L:
+                continue
+            out_c[g] = L
+            if want_paths:
+                s0 = (float(s[0]), float(s[1]))
+                gg = (float(G[0]), float(G[1]))
+                ps = [Piece("line", s0, cur.a, la), cur, Piece("line", cur.b, gg, lb)]
+                out_p[g] = [p for p in ps if p.length > 0]
+        return out_c, out_p
+
     def _refine(
         self,
         goals: np.ndarray,
@@ -763,6 +829,7 @@ class CostField:
         rx: dict[int, bool] = {}
         eps = self.slack / (4.0 * math.pi + 1.0)
         todo = dict(polys)
+        smooth: set[int] = set()  # solved round one smooth C-obstacle: exact as built
         for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
             if not todo:
                 break
@@ -783,6 +850,18 @@ class CostField:
                             if want_paths:
                                 rp[g] = fp[g]
                     near = {g: k for g, k in near.items() if g not in rc}
+                    # the same round one smooth (oval-involved) C-obstacle
+                    sg = [g for g, k in near.items() for q in k if not cs.exact[q]]
+                    sq = [q for k in near.values() for q in k if not cs.exact[q]]
+                    if sg:
+                        fc, fp = self._around_smooth(goals, sg, sq, want_paths)
+                        for g in fc:
+                            if fc[g] <= float(graph_cost[g]) + 1e-9:
+                                rc[g], rx[g] = fc[g], True
+                                smooth.add(g)
+                                if want_paths:
+                                    rp[g] = fp[g]
+                        near = {g: k for g, k in near.items() if g not in rc}
                     if not near:
                         todo = {}
                         break
@@ -809,12 +888,25 @@ class CostField:
                                 rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
         for g in rc:
-            if want_paths and g in rp:
+            if want_paths and g in rp and g not in smooth:
                 # an ellipse-involved obstacle near the final path was judged by its
                 # circumscribed stand-in: the path is valid but maybe not the shortest
                 if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
                     rx[g] = False
         return rc, rp, rx
+
+def _outside_tangents(body: SmoothBody, P: np.ndarray) -> tuple[float, float] | None:
+    """Tangent normals from P, or from P pushed 1e-9 outward when it is on the body's
+    boundary (touching); None when it is inside deeper than that."""
+    t = body.tangent_normals(P)
+    if t is not None:
+        return t
+    d = np.asarray(P, dtype=float) - body.center()
+    n = float(math.hypot(d[0], d[1]))
+    if n == 0:
+        return None
+    return body.tangent_normals(np.asarray(P, dtype=float) + 1e-9 * d / n)
+
 
 __all__ = [
     "BOARD_ID",
