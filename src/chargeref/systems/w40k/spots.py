@@ -21,6 +21,8 @@ from ...geometry.placement import (
     locus_nearest,
     tangent_points,
 )
+from ...geometry.shapes import Capsule, ConvexPolygon, Disc
+from ...geometry.smooth import c_obstacle_body
 from .solver_base import (
     BUDGET_TARGETS,
     EPS,
@@ -33,6 +35,37 @@ from .solver_base import (
     face_spots,
 )
 from .world import CAN_USE_FLOORS, Model
+
+
+def _smooth_wrap_spots(sb, m: Model, loci: list[float]) -> list[np.ndarray]:  # noqa: ANN001
+    """The same wrap spots round oval bases (round mover, round target): the tangent
+    from the target's centre touches the oval grown by the mover's radius at a
+    boundary point found by the root finder of geometry.smooth (1e-13 rad)."""
+    rm = m.fp.radius
+    bodies = []
+    for b in sb.barriers:
+        for p in b.footprint.parts:
+            if isinstance(p, Disc | ConvexPolygon | Capsule):
+                continue  # round pieces: corner_circles
+            k = c_obstacle_body(p, Disc((0.0, 0.0), rm))
+            if k is not None and k.ellipses:
+                bodies.append(k)
+    out: list[np.ndarray] = []
+    for t in sb.all_targets:
+        if not t.fp.is_disc or not bodies:
+            continue
+        reach = t.fp.radius + rm + max(loci) + 2 * sb.w.rules.inch
+        for k in bodies:
+            budget.check()
+            if float(np.hypot(*(k.center() - t.xy))) - k.bound_radius() > reach:
+                continue
+            tn = k.tangent_normals(t.xy)
+            for phi in tn or ():
+                v = k.point(phi) - t.xy
+                n = float(np.hypot(v[0], v[1]))
+                if n > 0:
+                    out.extend(t.xy + v * ((t.fp.radius + rm + g) / n) for g in loci)
+    return out
 
 
 class SpotBuilder:
@@ -242,11 +275,11 @@ class SpotBuilder:
             return np.zeros((0, 2))
         rm = m.fp.radius
         circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
+        out = _smooth_wrap_spots(self, m, loci)
         if not circles:
-            return np.zeros((0, 2))
+            return np.array(out).reshape(-1, 2)
         C = np.array([c for c, _ in circles]).reshape(-1, 2)
         Rr = np.array([r for _, r in circles])
-        out = []
         for t in self.all_targets:
             if not t.fp.is_disc:
                 continue
