@@ -402,8 +402,10 @@ class ChargeProblem(SpotBuilder):
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
         its start to within engagement range of each target, and no path is shorter
-        than the straight line."""
-        er = self.w.rules.er
+        than the straight line. Where a feature the charge may be fought across (a
+        barricade, or a ruin wall under the walls rule) is near a target, a model
+        touching it engages from 2", so the bound uses 2" there."""
+        er = max(self.w.rules.er, 2.0 * self.w.rules.inch) if self.across else self.w.rules.er
         lb = 0.0
         for j in range(len(self.targets)):
             lb = max(lb, float(np.min(self.start_dist[:, j])) - er)

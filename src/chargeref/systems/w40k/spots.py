@@ -180,10 +180,31 @@ class SpotBuilder:
         spots.append(self._blocker_crossings(m, loci))
         spots.append(self._wrap_spots(m, loci))
         if self.across:
-            tc = np.array([t.xy for t in self.all_targets])
+            tc = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
+            circles = self._face_circles(m, starts)
             for part, _, _ in self.across:
-                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
+                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), circles))
         return np.vstack([x.reshape(-1, 2) for x in spots])
+
+    def _face_circles(self, m: Model, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Circles whose crossings with a feature face are face spots: the reach across
+        a feature (2") and base contact round every round target, packing round other
+        round models (for a round mover), and whole-roll circles round each start."""
+        C, R = [], []
+        rm = m.fp.radius
+        if m.fp.is_disc:
+            for t in self.all_targets:
+                if t.fp.is_disc:
+                    C += [t.xy, t.xy]
+                    R += [t.fp.radius + rm + 2.0 * self.w.rules.inch - LOCUS_HAIR, t.fp.radius + rm + LOCUS_HAIR]
+            if len(self.other_models):
+                C.extend(self.o_c[self.o_disc])
+                R.extend(self.o_r[self.o_disc] + rm + LOCUS_HAIR)
+        radii = np.arange(1, int(math.ceil(self.cap)) + 1, dtype=float) - LOCUS_HAIR
+        for s0 in starts:
+            C.extend([s0] * len(radii))
+            R.extend(radii)
+        return np.asarray(C, dtype=float).reshape(-1, 2), np.asarray(R, dtype=float)
 
     def _near_targets(self, models: list[Model], m: Model, gap: float) -> list[Model]:
         """The models of ``models`` whose zone (at ``gap`` round a base like m) comes
@@ -372,6 +393,13 @@ class SpotBuilder:
                 out.append(locus_nearest(m.fp, fq, coh, s0))
         for t in self.all_targets:
             out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        if self.across and m.fp.is_disc and q.fp.is_disc:
+            # touching a feature face and linked to (or touching) q
+            rq = m.fp.radius + q.fp.radius
+            qc = np.asarray(qpos, dtype=float)
+            circ = (np.stack([qc, qc]), np.array([rq + coh, rq + LOCUS_HAIR]))
+            for part, _, _ in self.across:
+                out.append(face_spots(m.fp, part, qc[None], circ))
         return np.vstack([x.reshape(-1, 2) for x in out])
 
     # ------------------------------------------------------------------ bounds
