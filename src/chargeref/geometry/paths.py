@@ -170,6 +170,7 @@ from .shapes import (
     Footprint,
 )
 from .smooth import SmoothBody, c_obstacle_body
+from .smooth_graph import SmoothGraph
 from .tangents import ExactGraph, Obstacles, Piece
 from .visibility import (
     _Graph,
@@ -334,6 +335,7 @@ class CostField:
         self._eg_key: frozenset[int] = frozenset()
         self._eg_cache: dict[frozenset[int], ExactGraph] = {}
         self._smooth: dict[int, SmoothBody] = {}
+        self._sg_cache: dict[frozenset[int], SmoothGraph] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -750,6 +752,25 @@ class CostField:
                 out_p[g] = [p for p in ps if p.length > 0]
         return out_c, out_p
 
+    def _smooth_graph(self, key: frozenset[int]) -> SmoothGraph:
+        sg = self._sg_cache.get(key)
+        if sg is not None:
+            return sg
+        cs = self.ctx.cs
+        for q in key:
+            if q not in self._smooth:
+                body = c_obstacle_body(cs.O[q], cs.b[q]) if not cs.exact[q] else None
+                if body is None:
+                    body = SmoothBody((), tuple((float(x), float(y)) for x, y in cs.core[q]), float(cs.rho[q]))
+                self._smooth[q] = body
+        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
+        sg = SmoothGraph(cs, np.asarray(sorted(key), dtype=int), self.start, chk.segments, self.graph.qs,
+                         self.ctx.box, self.limit, self._smooth)
+        if len(self._sg_cache) >= 64:
+            self._sg_cache.clear()
+        self._sg_cache[key] = sg
+        return sg
+
     def _around_smooth(
         self, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool
     ) -> tuple[dict[int, float], dict[int, list]]:
@@ -865,6 +886,21 @@ class CostField:
                     if not near:
                         todo = {}
                         break
+            # oval-involved C-obstacles near the route: the tangent graph of smooth
+            # bodies (geometry/smooth_graph.py), exact when its tangents are complete
+            for g in [g for g, k in near.items() if any(not cs.exact[q] for q in k)]:
+                key = near[g]
+                if len(key) > self.UNION_MAX:
+                    continue
+                sg = self._smooth_graph(key)
+                c, pieces = sg.join(goals[g])
+                if pieces is not None and c <= float(graph_cost[g]) + 1e-9:
+                    rc[g], rx[g] = float(c), bool(sg.complete)
+                    if sg.complete:
+                        smooth.add(g)
+                    if want_paths:
+                        rp[g] = pieces
+            near = {g: k for g, k in near.items() if g not in rc}
             # a tangent graph over the C-obstacles these goals need: one for all of
             # them (grown over later queries) while that stays small, else one per
             # distinct set, so that no graph grows with the table
