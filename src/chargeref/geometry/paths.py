@@ -336,6 +336,7 @@ class CostField:
         self._eg_cache: dict[frozenset[int], ExactGraph] = {}
         self._smooth: dict[int, SmoothBody] = {}
         self._sg_cache: dict[frozenset[int], SmoothGraph] = {}
+        self._start_tangents: dict[int, tuple[float, float] | None] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -787,20 +788,25 @@ class CostField:
         out_p: dict[int, list] = {}
         chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
         s = self.start
-        for g, q in zip(gs, qs, strict=True):
-            if cs.exact[q] or not cs.hard[q]:
-                continue
-            G = goals[g]
-            sd = cs.sd_pairs(s[None], G[None], np.asarray([q]))[0]
-            if sd >= -TOL:
+        pairs = [(g, q) for g, q in zip(gs, qs, strict=True) if not cs.exact[q] and cs.hard[q]]
+        if not pairs:
+            return out_c, out_p
+        pg = np.asarray([g for g, _ in pairs], dtype=int)
+        pq = np.asarray([q for _, q in pairs], dtype=int)
+        sd = cs.sd_pairs(np.repeat(s[None], len(pairs), axis=0), goals[pg], pq)
+        for (g, q), sdv in zip(pairs, sd, strict=True):
+            if sdv >= -TOL:
                 continue  # the straight segment passes this one: not the case here
+            G = goals[g]
             body = self._smooth.get(q)
             if body is None:
                 body = c_obstacle_body(cs.O[q], cs.b[q])
                 if body is None:
                     continue
                 self._smooth[q] = body
-            ts = _outside_tangents(body, s)
+            if q not in self._start_tangents:
+                self._start_tangents[q] = _outside_tangents(body, s)
+            ts = self._start_tangents[q]
             tg = _outside_tangents(body, G)
             if ts is None or tg is None:
                 continue

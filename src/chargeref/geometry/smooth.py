@@ -68,10 +68,14 @@ class SmoothBody:
     core: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
     grow: float = 0.0
     _V: np.ndarray = field(init=False, repr=False, compare=False)
+    _Vt: list = field(init=False, repr=False, compare=False)
+    _E: list = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         V = _ccw_hull(np.asarray(self.core, dtype=float).reshape(-1, 2))
         object.__setattr__(self, "_V", V)
+        object.__setattr__(self, "_Vt", [(float(x), float(y)) for x, y in V])
+        object.__setattr__(self, "_E", [(cx, cy, a, b, math.cos(th), math.sin(th)) for cx, cy, a, b, th in self.ellipses])
 
     # -- support function and boundary -------------------------------------------------
     @property
@@ -80,14 +84,16 @@ class SmoothBody:
 
     def h(self, phi: float) -> float:
         c, s = math.cos(phi), math.sin(phi)
-        out = float(np.max(self._V @ np.array([c, s]))) + self.grow
-        for cx, cy, a, b, th in self.ellipses:
-            lx = c * math.cos(th) + s * math.sin(th)
-            ly = -c * math.sin(th) + s * math.cos(th)
+        out = max(x * c + y * s for x, y in self._Vt) + self.grow
+        for cx, cy, a, b, ct, st in self._E:
+            lx = c * ct + s * st
+            ly = s * ct - c * st
             out += cx * c + cy * s + math.hypot(a * lx, b * ly)
         return out
 
     def _vertex(self, phi: float, side: int) -> np.ndarray:
+        if len(self._Vt) == 1:
+            return self._V[0]
         u = _u(phi)
         d = self._V @ u
         m = float(d.max())
@@ -102,15 +108,16 @@ class SmoothBody:
         """The boundary point with outward normal ``φ`` (``side`` picks an end of a flat
         side there: -1 the clockwise end, +1 the counter-clockwise end)."""
         c, s = math.cos(phi), math.sin(phi)
-        p = self._vertex(phi, side) + self.grow * np.array([c, s])
-        for cx, cy, a, b, th in self.ellipses:
-            ct, st = math.cos(th), math.sin(th)
+        v = self._vertex(phi, side)
+        X, Y = float(v[0]) + self.grow * c, float(v[1]) + self.grow * s
+        for cx, cy, a, b, ct, st in self._E:
             lx = c * ct + s * st
             ly = -c * st + s * ct
             n = math.hypot(a * lx, b * ly)
             px, py = a * a * lx / n, b * b * ly / n
-            p = p + np.array([cx + px * ct - py * st, cy + px * st + py * ct])
-        return p
+            X += cx + px * ct - py * st
+            Y += cy + px * st + py * ct
+        return np.array([X, Y])
 
     def curvature(self, phi: float) -> float:
         """Radius of curvature of the boundary at normal ``φ`` (flat sides excluded)."""
@@ -204,6 +211,20 @@ class SmoothBody:
         tangent roots: ``{g >= 0}`` is one closed arc of normals (the normals of a
         convex cone) and ``g(φ + π) <= −g(φ)``."""
         P = np.asarray(P, dtype=float)
+        if len(self.ellipses) == 1 and len(self._V) == 1:
+            # one ellipse grown by a disc: the nearest point of the ellipse itself
+            # (Eberly's bracketed solve) has the normal we want
+            cx, cy, a, b, th = self.ellipses[0]
+            d = P - self._V[0] - (cx, cy)
+            ct, st = math.cos(th), math.sin(th)
+            x, y = d[0] * ct + d[1] * st, -d[0] * st + d[1] * ct
+            X = _ellipse_nearest(a, b, x, y)
+            if X is not None:
+                nx, ny = X[0] / (a * a), X[1] / (b * b)
+                phi = math.atan2(nx * st + ny * ct, nx * ct - ny * st)
+                gval = self.gap(phi, P)
+                if gval > 0:
+                    return phi, gval
         W = [self.center()]
         v = W[0]
         scale = 1.0 + self.bound_radius() + float(np.hypot(*(P - W[0])))
@@ -369,6 +390,51 @@ def c_obstacle_body(obstacle: Convex, base_part: Convex) -> SmoothBody | None:
 # ----------------------------------------------------------------------------------
 # small helpers: hulls, GJK steps, polishing
 # ----------------------------------------------------------------------------------
+
+
+def _ellipse_nearest(a: float, b: float, x: float, y: float) -> tuple[float, float] | None:
+    """The point of the ellipse x²/a² + y²/b² = 1 nearest (x, y) when that point is
+    outside it (None inside or on it): the root of Eberly's monotone function,
+    bracketed and bisected to the last bit."""
+    if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
+        return None
+    sx, sy = math.copysign(1.0, x), math.copysign(1.0, y)
+    x, y = abs(x), abs(y)
+    swap = b > a
+    if swap:
+        a, b, x, y = b, a, y, x
+    if y > b * 1e-12 and x > 0:
+        z0, z1 = x / a, y / b
+        r0 = (a / b) ** 2
+        n0 = r0 * z0
+        s0, s1 = z1 - 1.0, math.hypot(n0, z1) - 1.0
+        t = 0.0
+        for _ in range(2000):
+            t = 0.5 * (s0 + s1)
+            if t == s0 or t == s1:
+                break
+            g = (n0 / (t + r0)) ** 2 + (z1 / (t + 1.0)) ** 2 - 1.0
+            if g > 0:
+                s0 = t
+            elif g < 0:
+                s1 = t
+            else:
+                break
+        px, py = r0 * x / (t + r0), y / (t + 1.0)
+    elif x <= 0:
+        px, py = 0.0, b
+    else:
+        # on the major axis, beyond the end (outside): the end itself is nearest when
+        # x >= (a² − b²)/a, else the point where the normal passes through (x, 0)
+        num, den = a * x, a * a - b * b
+        if num < den:
+            xd = num / den
+            px, py = a * xd, b * math.sqrt(max(0.0, 1.0 - xd * xd))
+        else:
+            px, py = a, 0.0
+    if swap:
+        px, py = py, px
+    return sx * px, sy * py
 
 
 def _ccw_hull(P: np.ndarray) -> np.ndarray:
