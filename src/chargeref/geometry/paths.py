@@ -87,11 +87,16 @@ the other one (near-ties within ~0.2 % of an arc). Budgets: the graph explores u
 the budget plus that bound, the exact stage decides against the budget itself, so a
 roll that the exact path fits is never refused because of the polygons.
 
-Oval bases (an ellipse in the C-obstacle) have no circle decomposition: they enter the
-tangent graph as their circumscribed polygons (corners as circles of radius 0), which
-keeps the path valid but maybe a little long; such a path, and any path that passes
-within an oval-involved C-obstacle's bounding circle, is reported with
-``exact = False``.
+Oval bases (an ellipse in the C-obstacle) have no circle decomposition. Round one
+such C-obstacle the path is built in closed form (``_around_smooth``: tangent, boundary
+piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
+smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
+record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
+than ``UNION_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
+tangents could not be bracketed) do ovals enter the circle tangent graph as their
+circumscribed polygons (corners as circles of radius 0), which keeps the path valid but
+maybe a little long; such a path, and any path that passes within an oval-involved
+C-obstacle's bounding circle, is reported with ``exact = False``.
 
 Near-optimality of the graph (stage one)
 ----------------------------------------
