@@ -230,3 +230,56 @@ def test_second_obstacle_on_the_curve_blocks_it():
     free = Planner([Barrier(obstacle, None, "x")]).plan(base, (15.0, 10.5))
     assert free is not None and free.exact
     assert res.length > free.length + 1e-3
+
+
+def test_start_touching_the_oval():
+    """A start in base contact with the oval (on the grown ellipse) leaves along the
+    boundary; the length matches the reference from the touching point."""
+    a, b, r = 2.0, 1.0, 0.5
+    psi_s = 2.8
+    S = point_ref(a, b, r, psi_s)
+    G = np.array([6.0, -0.2])
+    tg = tangent_normals_ref(a, b, r, G)
+    u = lambda p: np.array([-math.sin(p), math.cos(p)])  # noqa: E731
+    best = math.inf
+    for sgn in (1, -1):
+        pb = [p for p in tg if (G - point_ref(a, b, r, p)) @ u(p) * sgn > 0][0]
+        lo, span = (psi_s, (pb - psi_s) % TWO_PI) if sgn > 0 else (pb, (psi_s - pb) % TWO_PI)
+        best = min(best, arc_ref(a, b, r, lo, span) + float(np.hypot(*(G - point_ref(a, b, r, pb)))))
+    c = np.array([10.0, 10.0])
+    obstacle = Footprint((Ellipse(tuple(c), a, b, 0.0),), "oval", tuple(c))
+    base = Footprint((Disc(tuple(c + S), r),), "round", tuple(c + S))
+    res = Planner([Barrier(obstacle, None, "x")]).plan(base, tuple(c + G))
+    assert res is not None and res.exact
+    assert abs(res.length - best) <= 1e-6
+
+
+def test_recorded_curves_are_measured_and_checked():
+    """measure_path (the validator's measure) takes curve pieces as recorded: a curve
+    whose ends are not its body's points is refused, and a curve that runs through
+    another obstacle is reported as blocked by it."""
+    from chargeref.geometry.paths import piece_from_dict
+
+    c = (10.0, 10.0)
+    obstacle = Footprint((Ellipse(c, 2.0, 1.0, 0.0),), "oval", c)
+    base = Footprint((Disc((4.0, 10.4), 0.5),), "round", (4.0, 10.4))
+    pl = Planner([Barrier(obstacle, None, "x")])
+    res = pl.plan(base, (16.0, 10.4))
+    assert res is not None and res.exact
+    curve = next(s for s in res.segments if s["kind"] == "curve")
+    bad = dict(curve, to=[curve["to"][0] + 1e-5, curve["to"][1]])
+    with pytest.raises(ValueError):
+        piece_from_dict(bad)
+    # a rock on top of the oval's boundary, where the curve runs
+    top = max(res.points, key=lambda p: p[1])
+    rock = Barrier(Footprint((Disc(top, 0.2),), "round", top), None, "rock")
+    chk = measure_path(base, res.segments, [Barrier(obstacle, None, "x"), rock])
+    assert chk.blocked == ("rock",)
+    # the same rock 0.21 + 0.5 above the path's top only touches nothing
+    clear = (top[0], top[1] + 0.7 + 1e-3)
+    rock2 = Barrier(Footprint((Disc(clear, 0.2),), "round", clear), None, "rock")
+    assert measure_path(base, res.segments, [Barrier(obstacle, None, "x"), rock2]).blocked == ()
+    # and 0.699 above it is entered by 1e-3: blocked (the curve's own top decides)
+    near = (top[0], top[1] + 0.7 - 1e-3)
+    rock3 = Barrier(Footprint((Disc(near, 0.2),), "round", near), None, "rock")
+    assert measure_path(base, res.segments, [Barrier(obstacle, None, "x"), rock3]).blocked == ("rock",)
