@@ -12,9 +12,14 @@ end tangents (normals at most π/2 apart). A triangle whose signed distance to `
 at least −TOL clears the piece below it; an end of the piece that penetrates ``Q``
 deeper than TOL blocks it; otherwise the piece is halved at its middle normal. The
 triangle's height over its chord shrinks with the square of the normal span, so the
-halving stops where ``Q`` touches the piece; below a height of 1e-7 the piece is taken
-as clear when the triangle is within TOL + height of ``Q``. Signed distances come from
-``shapes.convex_signed_distance`` (closed forms, or its bracketed solve to 1e-9).
+halving stops where ``Q`` touches the piece; below a height of 1e-7 (or on a flat side)
+the chord's exact segment test decides, to within that height. Triangle and point
+tests are closed forms for rounded polygons; for an oval-involved ``Q`` with a disc
+radius of at least TOL, ``Q`` shrunk by TOL is again a smooth body, and "deeper than
+TOL" is "meets the shrunk body" (a GJK test on ``(Q ⊖ TOL) ⊕ (−triangle)``); otherwise
+``shapes.convex_signed_distance`` (its bracketed solve to 1e-9). A pair still open
+after MAX_TRIANGLES triangles is reported as undecided: the planner then treats the
+piece as blocked and the result as not proven (``exact`` false).
 """
 
 from __future__ import annotations
@@ -24,7 +29,14 @@ import math
 import numpy as np
 
 from .cspace import _TWO_PI, _CSet
-from .shapes import TOL, ConvexPolygon, Sum, convex_signed_distance
+from .shapes import (
+    TOL,
+    ConvexPolygon,
+    Sum,
+    convex_signed_distance,
+    core_signed_distance,
+    polygon_point_signed_distance,
+)
 from .smooth import FLAT_SNAP, SmoothBody, c_obstacle_body
 from .tangents import Piece
 
@@ -119,12 +131,64 @@ def own_obstacles(cs: _CSet, body: SmoothBody) -> set[int]:
     return out
 
 
-def _point_sd(cs: _CSet, q: int, x: np.ndarray) -> float:
-    part = cs.b[q].translated((float(x[0]), float(x[1])))
-    return float(convex_signed_distance(part, cs.O[q]))
+def _body_of(cs: _CSet, q: int) -> SmoothBody | None:
+    cache = cs.__dict__.setdefault("_smooth_bodies", {})
+    if q not in cache:
+        cache[q] = c_obstacle_body(cs.O[q], cs.b[q])
+    return cache[q]
 
 
-def _tri_sd(cs: _CSet, q: int, tri: np.ndarray) -> float:
+def _eroded(cs: _CSet, q: int, tol: float) -> SmoothBody | None:
+    """C-obstacle q shrunk by tol, when that is again a smooth body (its disc radius is
+    at least tol: eroding K ⊕ disc(r) by t <= r leaves K ⊕ disc(r − t))."""
+    cache = cs.__dict__.setdefault("_eroded_bodies", {})
+    key = (q, tol)
+    if key not in cache:
+        Q = _body_of(cs, q)
+        cache[key] = None if Q is None or Q.grow < tol else SmoothBody(Q.ellipses, Q.core, Q.grow - tol)
+    return cache[key]
+
+
+def _point_pen(cs: _CSet, q: int, x: np.ndarray, tol: float) -> bool:
+    """Is point x deeper than tol inside C-obstacle q?"""
+    if cs.exact[q]:
+        K = cs.core[q]
+        if len(K) >= 3:
+            d = float(polygon_point_signed_distance(K, np.asarray(x, dtype=float)[None])[0])
+        else:
+            d = core_signed_distance(np.asarray(x, dtype=float)[None], K)
+        return d - float(cs.rho[q]) < -tol
+    E = _eroded(cs, q, tol)
+    if E is not None:
+        return E.nearest_normal(x) is None
+    Q = _body_of(cs, q)
+    if Q is not None and Q.nearest_normal(x) is not None:
+        return False  # outside
+    P = np.asarray(x, dtype=float)[None]
+    return bool(cs.sd_pairs(P, P, np.asarray([q]), tol=tol)[0] < -tol)
+
+
+def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
+    """A lower bound of sd(triangle, C-obstacle q) when it proves the triangle is at
+    least −tol away (a value >= −tol), else a value below −tol (the signed distance)
+    or None (entered deeper than tol, depth unknown)."""
+    if cs.exact[q]:
+        return core_signed_distance(np.asarray(tri, dtype=float), cs.core[q]) - float(cs.rho[q])
+    E = _eroded(cs, q, tol)
+    if E is not None:
+        # the triangle enters q deeper than tol exactly when it meets q shrunk by tol,
+        # i.e. when the origin lies in (q ⊖ tol) ⊕ (−triangle)
+        V = np.asarray(E.core, dtype=float).reshape(-1, 2)
+        core = (V[:, None, :] - np.asarray(tri, dtype=float)[None, :, :]).reshape(-1, 2)
+        D = SmoothBody(E.ellipses, tuple((float(a), float(b)) for a, b in core), E.grow)
+        return -tol if D.nearest_normal((0.0, 0.0)) is not None else None
+    Q = _body_of(cs, q)
+    if Q is not None:
+        V = np.asarray(Q.core, dtype=float).reshape(-1, 2)
+        core = (V[:, None, :] - np.asarray(tri, dtype=float)[None, :, :]).reshape(-1, 2)
+        D = SmoothBody(Q.ellipses, tuple((float(a), float(b)) for a, b in core), Q.grow)
+        nn = D.nearest_normal((0.0, 0.0))
+        return nn[1] if nn is not None else None
     return float(convex_signed_distance(Sum((ConvexPolygon(tuple(map(tuple, tri))), cs.b[q])), cs.O[q]))
 
 
@@ -139,10 +203,19 @@ def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
     return m
 
 
-def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float, tol: float = TOL) -> bool:
+#: most tangent triangles judged for one (piece, C-obstacle) pair before giving up
+MAX_TRIANGLES = 24
+
+
+def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float, tol: float = TOL,
+                     max_tri: int = MAX_TRIANGLES) -> int:
     """Does the boundary of ``body`` between normals lo and lo + span penetrate
-    C-obstacle ``q`` deeper than ``tol``? (See the module docstring.)"""
+    C-obstacle ``q`` deeper than ``tol``? 1 yes, 0 no, -1 undecided after ``max_tri``
+    triangles (the caller must treat it as possibly blocked). (See the module
+    docstring.)"""
     stack = [(lo, span)]
+    cq, rq = cs.centre[q], float(cs.radius[q])
+    n_tri = 0
     while stack:
         l0, s = stack.pop()
         if s > math.pi / 2:
@@ -151,10 +224,13 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
             continue
         a = body.point(l0, 1)
         b = body.point(l0 + s, -1)
-        if _point_sd(cs, q, a) < -tol or _point_sd(cs, q, b) < -tol:
-            return True
+        if _point_pen(cs, q, a, tol) or _point_pen(cs, q, b, tol):
+            return 1
         if s <= 1e-12:
             continue
+        n_tri += 1
+        if n_tri > max_tri:
+            return -1
         u0 = np.array([math.cos(l0), math.sin(l0)])
         u1 = np.array([math.cos(l0 + s), math.sin(l0 + s)])
         det = u0[0] * u1[1] - u0[1] * u1[0]
@@ -163,24 +239,32 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
         ch = b - a
         L = float(math.hypot(ch[0], ch[1]))
         height = abs(float(ch[0] * (apex[1] - a[1]) - ch[1] * (apex[0] - a[0]))) / L if L > 0 else 0.0
-        sd = _tri_sd(cs, q, np.asarray([a, apex, b])) if height > 0 else min(
-            _point_sd(cs, q, a), _point_sd(cs, q, b))
-        if sd >= -tol:
-            continue
+        tri = np.asarray([a, apex, b])
+        m = tri.mean(axis=0)
+        if float(np.hypot(*(m - cq))) >= float(np.max(np.hypot(*(tri - m).T))) + rq + tol:
+            continue  # the triangle's circle misses the other's bounding circle
         if height < LEAF_HEIGHT:
-            if sd + height < -tol:
-                return True
+            # the piece is straight (a flat side) or within `height` of its chord: the
+            # chord's exact (decision-grade) signed distance decides, to that height
+            sdc = float(cs.sd_pairs(a[None], b[None], np.asarray([q]), tol=tol + height)[0])
+            if sdc < -tol - height:
+                return 1
+            continue
+        sd = _tri_state(cs, q, tri, tol)
+        if sd is not None and sd >= -tol:
             continue
         m = _split_normal(body, l0, s)
         stack += [(l0, m - l0), (m, l0 + s - m)]
-    return False
+    return 0
 
 
 def curve_hits(
-    cs: _CSet, qs: np.ndarray, p: Piece, skip: set[int] | None = None, tol: float = TOL
+    cs: _CSet, qs: np.ndarray, p: Piece, skip: set[int] | None = None, tol: float = TOL,
+    unsure: list[int] | None = None, max_tri: int = MAX_TRIANGLES,
 ) -> list[int]:
     """C-obstacles among ``qs`` (other than ``skip``, by default the piece's own) that
-    the curve piece penetrates deeper than ``tol``."""
+    the curve piece penetrates deeper than ``tol``. Pairs left undecided (see
+    :func:`curve_penetrates`) count as penetrated and are also listed in ``unsure``."""
     body: SmoothBody = p.body
     if skip is None:
         skip = own_obstacles(cs, body)
@@ -189,7 +273,16 @@ def curve_hits(
     R = body.bound_radius()
     qs = np.asarray(qs, dtype=int)
     near = qs[np.hypot(*(cs.centre[qs] - c).T) <= cs.radius[qs] + R + tol] if len(qs) else qs
-    return [int(q) for q in near if int(q) not in skip and curve_penetrates(cs, int(q), body, lo, span, tol)]
+    out = []
+    for q in near:
+        if int(q) in skip:
+            continue
+        v = curve_penetrates(cs, int(q), body, lo, span, tol, max_tri)
+        if v:
+            out.append(int(q))
+        if v < 0 and unsure is not None:
+            unsure.append(int(q))
+    return out
 
 
 __all__ = [

@@ -92,8 +92,9 @@ such C-obstacle the path is built in closed form (``_around_smooth``: tangent, b
 piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
 smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
 record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
-than ``UNION_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
-tangents could not be bracketed) do ovals enter the circle tangent graph as their
+than ``SMOOTH_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
+tangents could not be bracketed, a base of several parts, a boundary piece whose
+clearance stays undecided) do ovals enter the circle tangent graph as their
 circumscribed polygons (corners as circles of radius 0), which keeps the path valid but
 maybe a little long; such a path, and any path that passes within an oval-involved
 C-obstacle's bounding circle, is reported with ``exact = False``.
@@ -658,6 +659,9 @@ class CostField:
 
     #: the shared tangent graph of a field covers at most this many C-obstacles
     UNION_MAX = 16
+    #: the smooth tangent graph (ovals) covers at most this many C-obstacles, for a
+    #: base of one convex part
+    SMOOTH_MAX = 8
     #: goals joined to a tangent graph at once (bounds the goal x contact-point arrays)
     JOIN_CHUNK = 64
 
@@ -901,8 +905,8 @@ class CostField:
             # bodies (geometry/smooth_graph.py), exact when its tangents are complete
             for g in [g for g, k in near.items() if any(not cs.exact[q] for q in k)]:
                 key = near[g]
-                if len(key) > self.UNION_MAX:
-                    continue
+                if len(key) > self.SMOOTH_MAX or len(cs.rel_parts) > 1:
+                    continue  # kept small: beyond this the circle graph's stand-in
                 sg = self._smooth_graph(key)
                 c, pieces = sg.join(goals[g])
                 if pieces is not None and c <= float(graph_cost[g]) + 1e-9:

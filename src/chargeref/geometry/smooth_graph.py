@@ -208,9 +208,13 @@ class SmoothGraph:
 
     def _curve(self, k: int, pa: float, pb: float, o: int) -> tuple[Piece, float] | None:
         """The boundary piece of body k from normal pa to pb going round o, and its cost
-        (None if blocked)."""
+        (None if blocked; a piece whose clearance stays undecided is dropped and the
+        graph marked incomplete)."""
         cur = make_curve(self.K[k], pa, pb, o > 0)
-        hits = curve_hits(self.cs, self.qs, cur, skip={self.local[k]})
+        unsure: list[int] = []
+        hits = curve_hits(self.cs, self.qs, cur, skip={self.local[k]}, unsure=unsure)
+        if unsure:
+            self.complete = False
         cost = cur.length
         for q in hits:
             if self.cs.hard[q]:
@@ -222,11 +226,13 @@ class SmoothGraph:
         return cur, cost
 
     def _curve_edge(self, k: int, pa: float, na: int, pb: float, nb: int, o: int) -> None:
+        """A boundary edge, judged only when Dijkstra would use it (``piece`` None and
+        the weight its length, a lower bound of its cost, until then)."""
         if na == nb:
             return
-        got = self._curve(k, pa, pb, o)
-        if got is not None:
-            self.adj.setdefault(na, []).append((nb, got[1], got[0]))
+        K = self.K[k]
+        lo, span = (pa, (pb - pa) % _TWO_PI) if o > 0 else (pb, (pa - pb) % _TWO_PI)
+        self.adj.setdefault(na, []).append((nb, K.length(lo, span), ("lazy", k, pa, pb, o)))
 
     def _dijkstra(self) -> tuple[dict[int, float], dict[int, tuple[int, Piece | None]]]:
         dist: dict[int, float] = {-1: 0.0}
@@ -236,8 +242,19 @@ class SmoothGraph:
             d, u = heapq.heappop(heap)
             if d > dist.get(u, math.inf) or d > self.limit:
                 continue
-            for v, w, piece in self.adj.get(u, []):
+            for e, (v, w, piece) in enumerate(self.adj.get(u, [])):
                 nd = d + w
+                if nd >= dist.get(v, math.inf) - 1e-15:
+                    continue
+                if isinstance(piece, tuple):
+                    _, k, pa, pb, o = piece
+                    got = self._curve(k, pa, pb, o)
+                    if got is None:
+                        self.adj[u][e] = (v, math.inf, None)
+                        continue
+                    w, piece = got[1], got[0]
+                    self.adj[u][e] = (v, w, piece)
+                    nd = d + w
                 if nd < dist.get(v, math.inf) - 1e-15:
                     dist[v] = nd
                     pred[v] = (u, piece)
