@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy.special import ellipeinc
 
 from chargeref.geometry.paths import Barrier, Planner, measure_path
-from chargeref.geometry.shapes import Disc, Ellipse, Footprint
+from chargeref.geometry.shapes import Disc, Ellipse, Footprint, ellipse_point_signed_distance
 
 SETTINGS = settings(
     max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
@@ -105,40 +105,23 @@ def around_oval_ref(a, b, rho, S, G) -> float | None:
 
 
 def segment_hits_grown_ellipse(a, b, rho, S, G) -> bool:
-    """Does the segment S-G enter the ellipse grown by rho (deeper than 1e-6)? The
-    least over the segment of the gap max_ψ (u·x − h(ψ)) is below -1e-6 exactly when a
-    single support direction cannot separate: test by the dual, the segment's distance
-    to the convex set, via a fine bisection on the segment parameter (unimodal)."""
+    """Does the segment S-G enter the ellipse grown by rho deeper than 1e-6? The
+    signed distance to a convex set is convex along a segment: ternary search on it,
+    with the point-to-ellipse distance of shapes (Eberly's solve, not geometry.smooth)."""
     S, G = np.asarray(S, float), np.asarray(G, float)
 
-    def sd(x):
-        # signed distance of point x to the grown ellipse (golden section on psi is not
-        # needed: distance to ellipse by Newton on the parameter, many starts)
-        best = math.inf
-        for t0 in np.linspace(0, TWO_PI, 16, endpoint=False):
-            t = t0
-            for _ in range(30):
-                p = np.array([a * math.cos(t), b * math.sin(t)])
-                dp = np.array([-a * math.sin(t), b * math.cos(t)])
-                ddp = -p
-                f = (p - x) @ dp
-                df = dp @ dp + (p - x) @ ddp
-                if df == 0:
-                    break
-                t -= f / df
-            p = np.array([a * math.cos(t), b * math.sin(t)])
-            best = min(best, float(np.hypot(*(p - x))))
-        inside = (x[0] / a) ** 2 + (x[1] / b) ** 2 < 1
-        return (-best if inside else best) - rho
+    def sd(t):
+        x = S + t * (G - S)
+        return float(ellipse_point_signed_distance(a, b, x[None])[0]) - rho
 
     lo, hi = 0.0, 1.0
-    for _ in range(60):
+    for _ in range(80):
         m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-        if sd(S + m1 * (G - S)) < sd(S + m2 * (G - S)):
+        if sd(m1) < sd(m2):
             hi = m2
         else:
             lo = m1
-    return sd(S + lo * (G - S)) < -1e-6
+    return sd(lo) < -1e-6
 
 
 @SETTINGS
