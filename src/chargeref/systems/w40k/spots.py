@@ -183,8 +183,17 @@ class SpotBuilder:
             tc = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
             circles = self._face_circles(m, starts)
             for part, _, _ in self.across:
-                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), circles))
+                spots.append(self._within_reach(m, face_spots(m.fp, part, np.vstack([tc, starts]), circles)))
         return np.vstack([x.reshape(-1, 2) for x in spots])
+
+    def _within_reach(self, m: Model, pts: np.ndarray) -> np.ndarray:
+        """Face spots that can engage across a feature: within 2" of some target model
+        (bounding radii, so none that could is dropped)."""
+        if len(pts) == 0 or len(self.all_targets) == 0:
+            return pts.reshape(-1, 2)
+        reach = self.t_r + m.fp.radius + 2.0 * self.w.rules.inch + EPS
+        d = np.hypot(pts[:, None, 0] - self.t_c[None, :, 0], pts[:, None, 1] - self.t_c[None, :, 1])
+        return pts[(d <= reach[None, :]).any(axis=1)]
 
     def _face_circles(self, m: Model, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Circles whose crossings with a feature face are face spots: the reach across
@@ -200,7 +209,10 @@ class SpotBuilder:
             if len(self.other_models):
                 C.extend(self.o_c[self.o_disc])
                 R.extend(self.o_r[self.o_disc] + rm + LOCUS_HAIR)
-        radii = np.arange(1, int(math.ceil(self.cap)) + 1, dtype=float) - LOCUS_HAIR
+        # whole rolls the charge can succeed with (none below the proven lower bound)
+        lo = max(1, int(math.floor(self.lower_bound() / self.w.rules.inch)))
+        radii = (np.arange(lo, int(math.ceil(self.cap / self.w.rules.inch)) + 1, dtype=float)
+                 * self.w.rules.inch - LOCUS_HAIR)
         for s0 in starts:
             C.extend([s0] * len(radii))
             R.extend(radii)
@@ -399,7 +411,9 @@ class SpotBuilder:
             qc = np.asarray(qpos, dtype=float)
             circ = (np.stack([qc, qc]), np.array([rq + coh, rq + LOCUS_HAIR]))
             for part, _, _ in self.across:
-                out.append(face_spots(m.fp, part, qc[None], circ))
+                if float(np.hypot(*(part.center - qc))) - part.radius > 2 * m.fp.radius + q.fp.radius + coh:
+                    continue  # no spot touching this face links to q
+                out.append(self._within_reach(m, face_spots(m.fp, part, qc[None], circ)))
         return np.vstack([x.reshape(-1, 2) for x in out])
 
     # ------------------------------------------------------------------ bounds
