@@ -88,7 +88,7 @@ the budget plus that bound, the exact stage decides against the budget itself, s
 roll that the exact path fits is never refused because of the polygons.
 
 Oval bases (an ellipse in the C-obstacle) have no circle decomposition. Round one
-such C-obstacle the path is built in closed form (``_around_smooth``: tangent, boundary
+such C-obstacle the path is built in closed form (``smooth_paths.around_smooth``: tangent, boundary
 piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
 smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
 record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
@@ -158,7 +158,6 @@ from .cspace import (
     _shape_key,
     _unique_pairs,
 )
-from .curves import curve_box_ok, curve_hits, make_curve
 from .measure import (
     PathCheck,
     _Checker,
@@ -175,8 +174,9 @@ from .shapes import (
     TOL,
     Footprint,
 )
-from .smooth import SmoothBody, c_obstacle_body
+from .smooth import SmoothBody
 from .smooth_graph import SmoothGraph
+from .smooth_paths import around_smooth, smooth_graph_for
 from .tangents import ExactGraph, Obstacles, Piece
 from .visibility import (
     _Graph,
@@ -762,93 +762,6 @@ class CostField:
                 out_p[g] = [p for p in ps if p.length > 0]
         return out_c, out_p
 
-    def _smooth_graph(self, key: frozenset[int]) -> SmoothGraph:
-        sg = self._sg_cache.get(key)
-        if sg is not None:
-            return sg
-        cs = self.ctx.cs
-        for q in key:
-            if q not in self._smooth:
-                body = c_obstacle_body(cs.O[q], cs.b[q]) if not cs.exact[q] else None
-                if body is None:
-                    body = SmoothBody((), tuple((float(x), float(y)) for x, y in cs.core[q]), float(cs.rho[q]))
-                self._smooth[q] = body
-        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
-        sg = SmoothGraph(cs, np.asarray(sorted(key), dtype=int), self.start, chk.segments, self.graph.qs,
-                         self.ctx.box, self.limit, self._smooth)
-        if len(self._sg_cache) >= 64:
-            self._sg_cache.clear()
-        self._sg_cache[key] = sg
-        return sg
-
-    def _around_smooth(
-        self, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool
-    ) -> tuple[dict[int, float], dict[int, list]]:
-        """Closed form round one hard smooth C-obstacle (an oval base involved; see
-        :mod:`chargeref.geometry.smooth`): tangent from the start, the boundary between
-        the two tangent normals on the side that is shorter *round this obstacle alone*,
-        tangent to the goal. Kept only where the straight segment enters the obstacle,
-        every piece is exactly clear of every C-obstacle (and the board) and climbs
-        nothing: then it is the shortest path (a path round all obstacles is a path
-        round this one). A start or goal on the boundary (touching) is pushed 1e-9
-        outward first; its tangent then meets the boundary within ~1e-9 of the unit."""
-        cs = self.ctx.cs
-        out_c: dict[int, float] = {}
-        out_p: dict[int, list] = {}
-        chk = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, dtype=int))
-        s = self.start
-        pairs = [(g, q) for g, q in zip(gs, qs, strict=True) if not cs.exact[q] and cs.hard[q]]
-        if not pairs:
-            return out_c, out_p
-        pg = np.asarray([g for g, _ in pairs], dtype=int)
-        pq = np.asarray([q for _, q in pairs], dtype=int)
-        sd = cs.sd_pairs(np.repeat(s[None], len(pairs), axis=0), goals[pg], pq)
-        for (g, q), sdv in zip(pairs, sd, strict=True):
-            if sdv >= -TOL:
-                continue  # the straight segment passes this one: not the case here
-            G = goals[g]
-            body = self._smooth.get(q)
-            if body is None:
-                body = c_obstacle_body(cs.O[q], cs.b[q])
-                if body is None:
-                    continue
-                self._smooth[q] = body
-            if q not in self._start_tangents:
-                self._start_tangents[q] = _outside_tangents(body, s)
-            ts = self._start_tangents[q]
-            tg = _outside_tangents(body, G)
-            if ts is None or tg is None:
-                continue
-            best = None
-            for ccw in (True, False):
-                fa, fb = (ts[0], tg[1]) if ccw else (ts[1], tg[0])
-                cur = make_curve(body, fa, fb, ccw)
-                la = math.dist(s, cur.a)
-                lb = math.dist(cur.b, G)
-                L = la + cur.length + lb
-                if best is None or L < best[0]:
-                    best = (L, cur, la, lb)
-            assert best is not None
-            L, cur, la, lb = best
-            if L > self.limit:
-                continue
-            A = np.asarray([s, cur.b])
-            B = np.asarray([cur.a, G])
-            bl, climb, _ = chk.segments(A, B)
-            if bl.any() or climb.any():
-                continue
-            if curve_hits(cs, self.graph.qs, cur, skip={q}) or not curve_box_ok(cur, self.ctx.box):
-                continue
-            if g in out_c and out_c[g] <= L:
-                continue
-            out_c[g] = L
-            if want_paths:
-                s0 = (float(s[0]), float(s[1]))
-                gg = (float(G[0]), float(G[1]))
-                ps = [Piece("line", s0, cur.a, la), cur, Piece("line", cur.b, gg, lb)]
-                out_p[g] = [p for p in ps if p.length > 0]
-        return out_c, out_p
-
     def _refine(
         self,
         goals: np.ndarray,
@@ -890,7 +803,7 @@ class CostField:
                     sg = [g for g, k in near.items() for q in k if not cs.exact[q]]
                     sq = [q for k in near.values() for q in k if not cs.exact[q]]
                     if sg:
-                        fc, fp = self._around_smooth(goals, sg, sq, want_paths)
+                        fc, fp = around_smooth(self, goals, sg, sq, want_paths)
                         for g in fc:
                             if fc[g] <= float(graph_cost[g]) + 1e-9:
                                 rc[g], rx[g] = fc[g], True
@@ -907,7 +820,7 @@ class CostField:
                 key = near[g]
                 if len(key) > self.SMOOTH_MAX or len(cs.rel_parts) > 1:
                     continue  # kept small: beyond this the circle graph's stand-in
-                sg = self._smooth_graph(key)
+                sg = smooth_graph_for(self, key)
                 c, pieces = sg.join(goals[g])
                 if pieces is not None and c <= float(graph_cost[g]) + 1e-9:
                     rc[g], rx[g] = float(c), bool(sg.complete)
@@ -945,19 +858,6 @@ class CostField:
                 if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
                     rx[g] = False
         return rc, rp, rx
-
-def _outside_tangents(body: SmoothBody, P: np.ndarray) -> tuple[float, float] | None:
-    """Tangent normals from P, or from P pushed 1e-9 outward when it is on the body's
-    boundary (touching); None when it is inside deeper than that."""
-    t = body.tangent_normals(P)
-    if t is not None:
-        return t
-    d = np.asarray(P, dtype=float) - body.center()
-    n = float(math.hypot(d[0], d[1]))
-    if n == 0:
-        return None
-    return body.tangent_normals(np.asarray(P, dtype=float) + 1e-9 * d / n)
-
 
 __all__ = [
     "BOARD_ID",

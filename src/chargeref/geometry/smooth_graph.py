@@ -158,7 +158,7 @@ class SmoothGraph:
         lines: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (from node, to node, A, B)
         S = -1
         for k, K in enumerate(self.K):
-            tn = _tangents_from(K, self.start)
+            tn = tangents_from(K, self.start)
             if tn is None:
                 continue
             for phi, o in ((tn[0], 1), (tn[1], -1)):
@@ -266,7 +266,7 @@ class SmoothGraph:
         G = np.asarray(goal, dtype=float)
         cands = []
         for k, K in enumerate(self.K):
-            tn = _tangents_from(K, G)
+            tn = tangents_from(K, G)
             if tn is None:
                 continue
             # arriving at the goal counter-clockwise: leave at the cw-root of the goal
@@ -324,7 +324,7 @@ class SmoothGraph:
         return out[::-1]
 
 
-def _tangents_from(K: SmoothBody, P: np.ndarray) -> tuple[float, float] | None:
+def tangents_from(K: SmoothBody, P: np.ndarray) -> tuple[float, float] | None:
     """Tangent normals from P, or from P pushed 1e-9 outward when it touches K."""
     t = K.tangent_normals(P)
     if t is not None:
@@ -336,4 +336,4 @@ def _tangents_from(K: SmoothBody, P: np.ndarray) -> tuple[float, float] | None:
     return K.tangent_normals(np.asarray(P, dtype=float) + 1e-9 * d / n)
 
 
-__all__ = ["SmoothGraph", "common_tangents", "split_curve"]
+__all__ = ["SmoothGraph", "common_tangents", "split_curve", "tangents_from"]
