@@ -78,10 +78,12 @@ class PathResult:
     and arcs ``{"kind": "arc", "center", "radius", "from", "to", "ccw"}`` whose lengths
     add up to ``length``. ``points`` are their ends in order (for drawing and for the
     contract's ``moves[].path``); where the path bends along an arc the chord between two
-    points is not the path. ``exact`` is False when a stand-in decided the path: the
-    circumscribed polygon of an oval-involved obstacle, or the graph polyline when the
-    exact construction found nothing as short; the length is then that of a valid
-    path, possibly longer than the shortest."""
+    points is not the path. Round ovals a third kind of piece, ``{"kind": "curve",
+    ...}``, runs along a smooth C-obstacle's boundary (see ``geometry/curves.py``).
+    ``exact`` is False when a stand-in decided the path: the circumscribed polygon of
+    an oval-involved obstacle, or the graph polyline when the exact construction found
+    nothing as short; the length is then that of a valid path, possibly longer than
+    the shortest."""
 
     cost: float
     length: float

@@ -20,6 +20,7 @@ from .cspace import (
     _seg_point_d2_matrix,
     _unique_pairs,
 )
+from .curves import curve_box_ok, curve_from_dict, curve_hits, curve_points
 from .shapes import (
     TOL,
     Convex,
@@ -68,6 +69,8 @@ def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray
     for p in pieces:
         if p.kind == "arc":
             points.extend(_arc_polyline(p))
+        elif p.kind == "curve":
+            points.extend(curve_points(p, ARC_SAGITTA))
         points.append(p.b)
     if len(points) == 1:
         points.append(s)
@@ -79,6 +82,8 @@ def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray
         if p.kind == "line":
             _, _, _, bar = cs.assess(np.asarray([p.a]), np.asarray([p.b]), cs.all)
             bars = sorted({int(b) for b in bar})
+        elif p.kind == "curve":
+            bars = sorted({int(cs.bar[q]) for q in curve_hits(cs, cs.all, p)})
         else:
             bars = sorted(chk.arc_barriers(p))
         for b in bars:
@@ -197,6 +202,8 @@ class _Checker:
                 d2 = _seg_point_d2_matrix(np.asarray([p.a]), np.asarray([p.b]), cs.centre[inex])[0]
                 if (d2 <= (cs.radius[inex] + TOL) ** 2).any():
                     return False
+            elif p.kind == "curve":
+                continue  # exact by construction (geometry.curves)
             else:
                 c, r, _, _ = _arc_params(p)
                 d = np.hypot(*(cs.centre[inex] - c[0]).T)
@@ -322,10 +329,13 @@ class PathCheck:
 
 
 def piece_from_dict(d: dict) -> Piece:
-    """A path piece from its contract form (``kind`` line or arc). An arc's span runs
-    from ``from`` to ``to`` round ``center`` in its direction (``ccw``); its length is
-    ``radius × span``. Raises ValueError for a malformed piece."""
+    """A path piece from its contract form (``kind`` line, arc or curve). An arc's span
+    runs from ``from`` to ``to`` round ``center`` in its direction (``ccw``); its length
+    is ``radius × span``. A curve runs along a smooth body's boundary (see
+    :mod:`chargeref.geometry.curves`). Raises ValueError for a malformed piece."""
     kind = d.get("kind")
+    if kind == "curve":
+        return curve_from_dict(d)
     a = tuple(float(v) for v in d["from"][:2])
     b = tuple(float(v) for v in d["to"][:2])
     if kind == "line":
@@ -366,6 +376,8 @@ def measure_path(
             if p.kind == "arc":
                 c, r, a0, sp = _arc_params(p)
                 out |= not bool(arc_box_ok(c, r, a0, sp, box)[0])
+            elif p.kind == "curve":
+                out |= not curve_box_ok(p, box, tol)
         if out:
             blocked.append(BOARD_ID)
     if not barriers or not ps:
@@ -379,6 +391,8 @@ def measure_path(
         if p.kind == "line":
             _, _, _, bar = cs.assess(np.asarray([p.a]), np.asarray([p.b]), cs.all, tol=tol)
             bars = sorted({int(b) for b in bar})
+        elif p.kind == "curve":
+            bars = sorted({int(cs.bar[q]) for q in curve_hits(cs, cs.all, p, tol=tol)})
         else:
             bars = sorted(chk.arc_barriers(p))
         for b in bars:

@@ -87,11 +87,17 @@ the other one (near-ties within ~0.2 % of an arc). Budgets: the graph explores u
 the budget plus that bound, the exact stage decides against the budget itself, so a
 roll that the exact path fits is never refused because of the polygons.
 
-Oval bases (an ellipse in the C-obstacle) have no circle decomposition: they enter the
-tangent graph as their circumscribed polygons (corners as circles of radius 0), which
-keeps the path valid but maybe a little long; such a path, and any path that passes
-within an oval-involved C-obstacle's bounding circle, is reported with
-``exact = False``.
+Oval bases (an ellipse in the C-obstacle) have no circle decomposition. Round one
+such C-obstacle the path is built in closed form (``smooth_paths.around_smooth``: tangent, boundary
+piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
+smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
+record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
+than ``SMOOTH_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
+tangents could not be bracketed, a base of several parts, a boundary piece whose
+clearance stays undecided) do ovals enter the circle tangent graph as their
+circumscribed polygons (corners as circles of radius 0), which keeps the path valid but
+maybe a little long; such a path, and any path that passes within an oval-involved
+C-obstacle's bounding circle, is reported with ``exact = False``.
 
 Near-optimality of the graph (stage one)
 ----------------------------------------
@@ -168,6 +174,9 @@ from .shapes import (
     TOL,
     Footprint,
 )
+from .smooth import SmoothBody
+from .smooth_graph import SmoothGraph
+from .smooth_paths import around_smooth, smooth_graph_for
 from .tangents import ExactGraph, Obstacles, Piece
 from .visibility import (
     _Graph,
@@ -331,6 +340,9 @@ class CostField:
         self._eg: ExactGraph | None = None
         self._eg_key: frozenset[int] = frozenset()
         self._eg_cache: dict[frozenset[int], ExactGraph] = {}
+        self._smooth: dict[int, SmoothBody] = {}
+        self._sg_cache: dict[frozenset[int], SmoothGraph] = {}
+        self._start_tangents: dict[int, tuple[float, float] | None] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -647,6 +659,9 @@ class CostField:
 
     #: the shared tangent graph of a field covers at most this many C-obstacles
     UNION_MAX = 16
+    #: the smooth tangent graph (ovals) covers at most this many C-obstacles, for a
+    #: base of one convex part
+    SMOOTH_MAX = 8
     #: goals joined to a tangent graph at once (bounds the goal x contact-point arrays)
     JOIN_CHUNK = 64
 
@@ -763,6 +778,7 @@ class CostField:
         rx: dict[int, bool] = {}
         eps = self.slack / (4.0 * math.pi + 1.0)
         todo = dict(polys)
+        smooth: set[int] = set()  # solved round one smooth C-obstacle: exact as built
         for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
             if not todo:
                 break
@@ -783,9 +799,36 @@ class CostField:
                             if want_paths:
                                 rp[g] = fp[g]
                     near = {g: k for g, k in near.items() if g not in rc}
+                    # the same round one smooth (oval-involved) C-obstacle
+                    sg = [g for g, k in near.items() for q in k if not cs.exact[q]]
+                    sq = [q for k in near.values() for q in k if not cs.exact[q]]
+                    if sg:
+                        fc, fp = around_smooth(self, goals, sg, sq, want_paths)
+                        for g in fc:
+                            if fc[g] <= float(graph_cost[g]) + 1e-9:
+                                rc[g], rx[g] = fc[g], True
+                                smooth.add(g)
+                                if want_paths:
+                                    rp[g] = fp[g]
+                        near = {g: k for g, k in near.items() if g not in rc}
                     if not near:
                         todo = {}
                         break
+            # oval-involved C-obstacles near the route: the tangent graph of smooth
+            # bodies (geometry/smooth_graph.py), exact when its tangents are complete
+            for g in [g for g, k in near.items() if any(not cs.exact[q] for q in k)]:
+                key = near[g]
+                if len(key) > self.SMOOTH_MAX or len(cs.rel_parts) > 1:
+                    continue  # kept small: beyond this the circle graph's stand-in
+                sg = smooth_graph_for(self, key)
+                c, pieces = sg.join(goals[g])
+                if pieces is not None and c <= float(graph_cost[g]) + 1e-9:
+                    rc[g], rx[g] = float(c), bool(sg.complete)
+                    if sg.complete:
+                        smooth.add(g)
+                    if want_paths:
+                        rp[g] = pieces
+            near = {g: k for g, k in near.items() if g not in rc}
             # a tangent graph over the C-obstacles these goals need: one for all of
             # them (grown over later queries) while that stays small, else one per
             # distinct set, so that no graph grows with the table
@@ -809,7 +852,7 @@ class CostField:
                                 rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
         for g in rc:
-            if want_paths and g in rp:
+            if want_paths and g in rp and g not in smooth:
                 # an ellipse-involved obstacle near the final path was judged by its
                 # circumscribed stand-in: the path is valid but maybe not the shortest
                 if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -278,10 +279,23 @@ class Piece:
     center: tuple[float, float] | None = None
     radius: float = 0.0
     ccw: bool = True
+    #: a "curve" piece runs along the boundary of this smooth body (geometry.smooth)
+    #: from normal ``normals[0]`` to ``normals[1]`` (counter-clockwise when ``ccw``)
+    body: Any = None
+    normals: tuple[float, float] = (0.0, 0.0)
 
     def as_dict(self) -> dict:
         if self.kind == "line":
             return {"kind": "line", "from": list(self.a), "to": list(self.b)}
+        if self.kind == "curve":
+            return {
+                "kind": "curve",
+                "from": list(self.a),
+                "to": list(self.b),
+                "ccw": self.ccw,
+                "normals": list(self.normals),
+                "body": self.body.as_dict(),
+            }
         assert self.center is not None
         return {
             "kind": "arc",

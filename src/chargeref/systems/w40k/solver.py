@@ -402,11 +402,21 @@ class ChargeProblem(SpotBuilder):
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
         its start to within engagement range of each target, and no path is shorter
-        than the straight line."""
-        er = self.w.rules.er
+        than the straight line. A model touching a barricade engages a target model
+        within 1" of it from 2", so for such a target the bound uses 2". (Tokens across
+        a ruin wall need the open-field roll anyway: the engagement range stands.)"""
+        r = self.w.rules
         lb = 0.0
         for j in range(len(self.targets)):
-            lb = max(lb, float(np.min(self.start_dist[:, j])) - er)
+            reach = r.er
+            for part, _, kind in self.across:
+                if kind != "barricade":
+                    continue
+                pf = Footprint((part,))
+                if any(sd_many(t.fp, t.xy[None], pf)[0] <= r.er + EPS
+                       for t, c in zip(self.all_targets, self.target_col, strict=True) if c == j):
+                    reach = max(reach, 2.0 * r.inch)
+            lb = max(lb, float(np.min(self.start_dist[:, j])) - reach)
         return max(lb, 0.0)
 
     def engages(self, b: Bank, tokens: bool) -> np.ndarray:

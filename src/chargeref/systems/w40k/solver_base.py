@@ -66,27 +66,70 @@ def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -
     return np.vstack(out)
 
 
-def face_spots(mover: Footprint, poly: ConvexPolygon, toward: np.ndarray, step: float) -> np.ndarray:
-    """Centres where ``mover`` touches a flat face of ``poly`` from outside: points along
-    every edge every ``step``, plus the foot of each point of ``toward`` on the edge."""
+def face_spots(
+    mover: Footprint,
+    poly: ConvexPolygon,
+    toward: np.ndarray,
+    circles: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Centres where ``mover`` touches a flat face of ``poly`` from outside, built (no
+    step along the face): on each edge's contact locus (the edge pushed out by the
+    mover's support point in the edge's inward normal) its two ends, the foot of each
+    point of ``toward``, and its crossings with each circle of ``circles`` (centres
+    (k, 2), radii (k,)): engagement reach round a target, whole-roll budget circles
+    round a start, packing and coherency circles round other models. For a round mover
+    the locus also has an arc of its radius round each corner of the face; its
+    crossings with the circles are added too (where a circle leaves the flat part)."""
     c = mover.center
     V = poly.V
+    toward = np.atleast_2d(np.asarray(toward, dtype=float)).reshape(-1, 2)
+    if circles is not None:
+        CC = np.asarray(circles[0], dtype=float).reshape(-1, 2)
+        CR = np.asarray(circles[1], dtype=float).reshape(-1)
+    else:
+        CC, CR = np.zeros((0, 2)), np.zeros(0)
     out = []
     for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
         e = b - a
-        L = float(np.linalg.norm(e))
-        if L == 0:
+        L2 = float(e @ e)
+        if L2 == 0:
             continue
-        n = np.array([e[1], -e[0]]) / L  # outward for a counter-clockwise polygon
-        ts = list(np.linspace(0.0, 1.0, max(2, int(math.ceil(L / step)) + 1)))
-        for q in np.atleast_2d(toward):
-            ts.append(float(np.clip(np.dot(q - a, e) / (L * L), 0.0, 1.0)))
-        ts_arr = np.asarray(ts)
-        edge_pts = a + ts_arr[:, None] * e
+        n = np.array([e[1], -e[0]]) / math.sqrt(L2)  # outward for a counter-clockwise polygon
         # the mover's support point in -n sits on the edge point
-        off = np.vstack([mp.support(-n[None]) - c for mp in mover.parts])
-        for o in off:
-            out.append(edge_pts - o)
+        for o in np.vstack([mp.support(-n[None]) - c for mp in mover.parts]):
+            a0 = a - o
+            ts = [0.0, 1.0]
+            ts.extend(np.clip((toward - a0) @ e / L2, 0.0, 1.0))
+            if len(CR):
+                # |a0 + t e - C| = R: a quadratic in t, both roots, kept on the edge
+                w = a0[None, :] - CC
+                B = w @ e / L2
+                Cq = (np.einsum("ij,ij->i", w, w) - CR * CR) / L2
+                disc = B * B - Cq
+                ok = disc >= 0
+                sq = np.sqrt(np.where(ok, disc, 0.0))
+                for t in np.concatenate([(-B - sq)[ok], (-B + sq)[ok]]):
+                    if -1e-12 <= t <= 1 + 1e-12:
+                        ts.append(min(1.0, max(0.0, float(t))))
+            out.append(a0 + np.asarray(ts)[:, None] * e)
+    if mover.is_disc and len(CR):
+        # corner arcs of a round mover: circle crossings inside each corner's normal cone
+        rm = float(mover.parts[0].radius)
+        nv = len(V)
+        for k in range(nv):
+            ein, eout = V[k] - V[k - 1], V[(k + 1) % nv] - V[k]
+            lo = math.atan2(-ein[0], ein[1])
+            span = (math.atan2(-eout[0], eout[1]) - lo) % (2 * math.pi)
+            v = CC - V[k]
+            d = np.hypot(v[:, 0], v[:, 1])
+            ok = (d > 0) & (d <= rm + CR) & (d >= np.abs(rm - CR))
+            if not ok.any():
+                continue
+            base = np.arctan2(v[ok, 1], v[ok, 0])
+            half = np.arccos(np.clip((rm * rm + d[ok] ** 2 - CR[ok] ** 2) / (2 * rm * d[ok]), -1.0, 1.0))
+            for ang in np.concatenate([base + half, base - half]):
+                if (ang - lo) % (2 * math.pi) <= span:
+                    out.append((V[k] + rm * np.array([math.cos(ang), math.sin(ang)]))[None])
     return np.vstack(out) if out else np.zeros((0, 2))
 
 

@@ -21,6 +21,8 @@ from ...geometry.placement import (
     locus_nearest,
     tangent_points,
 )
+from ...geometry.shapes import Capsule, ConvexPolygon, Disc
+from ...geometry.smooth import c_obstacle_body
 from .solver_base import (
     BUDGET_TARGETS,
     EPS,
@@ -33,6 +35,37 @@ from .solver_base import (
     face_spots,
 )
 from .world import CAN_USE_FLOORS, Model
+
+
+def _smooth_wrap_spots(sb, m: Model, loci: list[float]) -> list[np.ndarray]:  # noqa: ANN001
+    """The same wrap spots round oval bases (round mover, round target): the tangent
+    from the target's centre touches the oval grown by the mover's radius at a
+    boundary point found by the root finder of geometry.smooth (1e-13 rad)."""
+    rm = m.fp.radius
+    bodies = []
+    for b in sb.barriers:
+        for p in b.footprint.parts:
+            if isinstance(p, Disc | ConvexPolygon | Capsule):
+                continue  # round pieces: corner_circles
+            k = c_obstacle_body(p, Disc((0.0, 0.0), rm))
+            if k is not None and k.ellipses:
+                bodies.append(k)
+    out: list[np.ndarray] = []
+    for t in sb.all_targets:
+        if not t.fp.is_disc or not bodies:
+            continue
+        reach = t.fp.radius + rm + max(loci) + 2 * sb.w.rules.inch
+        for k in bodies:
+            budget.check()
+            if float(np.hypot(*(k.center() - t.xy))) - k.bound_radius() > reach:
+                continue
+            tn = k.tangent_normals(t.xy)
+            for phi in tn or ():
+                v = k.point(phi) - t.xy
+                n = float(np.hypot(v[0], v[1]))
+                if n > 0:
+                    out.extend(t.xy + v * ((t.fp.radius + rm + g) / n) for g in loci)
+    return out
 
 
 class SpotBuilder:
@@ -147,10 +180,43 @@ class SpotBuilder:
         spots.append(self._blocker_crossings(m, loci))
         spots.append(self._wrap_spots(m, loci))
         if self.across:
-            tc = np.array([t.xy for t in self.all_targets])
+            tc = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
+            circles = self._face_circles(m, starts)
             for part, _, _ in self.across:
-                spots.append(face_spots(m.fp, part, np.vstack([tc, starts]), 0.25 * self.w.rules.inch))
+                spots.append(self._within_reach(m, face_spots(m.fp, part, np.vstack([tc, starts]), circles)))
         return np.vstack([x.reshape(-1, 2) for x in spots])
+
+    def _within_reach(self, m: Model, pts: np.ndarray) -> np.ndarray:
+        """Face spots that can engage across a feature: within 2" of some target model
+        (bounding radii, so none that could is dropped)."""
+        if len(pts) == 0 or len(self.all_targets) == 0:
+            return pts.reshape(-1, 2)
+        reach = self.t_r + m.fp.radius + 2.0 * self.w.rules.inch + EPS
+        d = np.hypot(pts[:, None, 0] - self.t_c[None, :, 0], pts[:, None, 1] - self.t_c[None, :, 1])
+        return pts[(d <= reach[None, :]).any(axis=1)]
+
+    def _face_circles(self, m: Model, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Circles whose crossings with a feature face are face spots: the reach across
+        a feature (2") and base contact round every round target, packing round other
+        round models (for a round mover), and whole-roll circles round each start."""
+        C, R = [], []
+        rm = m.fp.radius
+        if m.fp.is_disc:
+            for t in self.all_targets:
+                if t.fp.is_disc:
+                    C += [t.xy, t.xy]
+                    R += [t.fp.radius + rm + 2.0 * self.w.rules.inch - LOCUS_HAIR, t.fp.radius + rm + LOCUS_HAIR]
+            if len(self.other_models):
+                C.extend(self.o_c[self.o_disc])
+                R.extend(self.o_r[self.o_disc] + rm + LOCUS_HAIR)
+        # whole rolls the charge can succeed with (none below the proven lower bound)
+        lo = max(1, int(math.floor(self.lower_bound() / self.w.rules.inch)))
+        radii = (np.arange(lo, int(math.ceil(self.cap / self.w.rules.inch)) + 1, dtype=float)
+                 * self.w.rules.inch - LOCUS_HAIR)
+        for s0 in starts:
+            C.extend([s0] * len(radii))
+            R.extend(radii)
+        return np.asarray(C, dtype=float).reshape(-1, 2), np.asarray(R, dtype=float)
 
     def _near_targets(self, models: list[Model], m: Model, gap: float) -> list[Model]:
         """The models of ``models`` whose zone (at ``gap`` round a base like m) comes
@@ -242,11 +308,11 @@ class SpotBuilder:
             return np.zeros((0, 2))
         rm = m.fp.radius
         circles = [cc for b in self.barriers for cc in corner_circles(b.footprint, rm)]
+        out = _smooth_wrap_spots(self, m, loci)
         if not circles:
-            return np.zeros((0, 2))
+            return np.array(out).reshape(-1, 2)
         C = np.array([c for c, _ in circles]).reshape(-1, 2)
         Rr = np.array([r for _, r in circles])
-        out = []
         for t in self.all_targets:
             if not t.fp.is_disc:
                 continue
@@ -339,6 +405,15 @@ class SpotBuilder:
                 out.append(locus_nearest(m.fp, fq, coh, s0))
         for t in self.all_targets:
             out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        if self.across and m.fp.is_disc and q.fp.is_disc:
+            # touching a feature face and linked to (or touching) q
+            rq = m.fp.radius + q.fp.radius
+            qc = np.asarray(qpos, dtype=float)
+            circ = (np.stack([qc, qc]), np.array([rq + coh, rq + LOCUS_HAIR]))
+            for part, _, _ in self.across:
+                if float(np.hypot(*(part.center - qc))) - part.radius > 2 * m.fp.radius + q.fp.radius + coh:
+                    continue  # no spot touching this face links to q
+                out.append(self._within_reach(m, face_spots(m.fp, part, qc[None], circ)))
         return np.vstack([x.reshape(-1, 2) for x in out])
 
     # ------------------------------------------------------------------ bounds
