@@ -97,7 +97,11 @@ class Settle:
         self.dense = set(dense)  # models whose options are searched densely
         r = world.rules
         self.unit = unit
-        self.eng = ChargeProblem(world, unit, list(rules.engage), rules.budget, rules=rules)
+        # the engine's own constructed spots: closed forms for round bases; ovals and
+        # other shapes need the root finder for every locus, which the spots built here
+        # already cover for the enemies within reach, so they are not built twice
+        round_only = all(m.fp.is_disc for m in world.unit_models[unit])
+        self.eng = ChargeProblem(world, unit, list(rules.engage), rules.budget, rules=rules, initial_spots=round_only)
         self.models = list(world.unit_models[unit])
         self.by_id = {m.id: m for m in self.models}
         p = world.unit_player[unit]

@@ -76,7 +76,7 @@ class ChargeProblem(SpotBuilder):
     """
 
     def __init__(self, world: World, unit: str, targets: list[str], cap: float, enforce_closer: bool | None = None,
-                 rules: MoveRules | None = None):
+                 rules: MoveRules | None = None, initial_spots: bool = True):
         self.w = world
         self.unit = unit
         # the move's constraints (moves.py): a charge builds its own from the request;
@@ -133,7 +133,11 @@ class ChargeProblem(SpotBuilder):
         self.rep: dict[tuple, Model] = {}
         for m in self.models:
             self.rep.setdefault(self.keys[m.id], m)
-        self.banks: dict[tuple, Bank] = {k: self._initial_bank(rep) for k, rep in self.rep.items()}
+        # ``initial_spots`` False: the caller brings its own candidates (the model-by-model
+        # moves skip the charge's spot construction for bases that need the root finder)
+        self.banks: dict[tuple, Bank] = {
+            k: self._initial_bank(rep) if initial_spots else self._bank(rep, np.zeros((0, 2))) for k, rep in self.rep.items()
+        }
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         for key in self.rep:
