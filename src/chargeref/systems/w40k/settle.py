@@ -355,8 +355,15 @@ class Settle:
         idx = np.arange(len(o.pts))
         if must_legal:
             idx = idx[o.er]
-        keys = (o.cost[idx], o.gap[idx], ~o.er[idx], ~o.contact[idx])
+        keys = (o.cost[idx], Settle._gap_key(o)[idx], ~o.er[idx], ~o.contact[idx])
         return idx[np.lexsort(keys)]
+
+    @staticmethod
+    def _gap_key(o: Opts) -> np.ndarray:
+        """The distance to the closest enemy as a ranking key: in base contact it is 0
+        (the hair our contact spots keep is no reason to prefer one over another), and
+        differences below the contract tolerance do not count, so the shorter move wins."""
+        return np.where(o.contact, 0.0, np.round(o.gap / TOL) * TOL)
 
     @staticmethod
     def _key(o: Opts, i: int) -> tuple[bool, bool, float]:
@@ -451,7 +458,7 @@ class Settle:
         """Among ``movers``, the (rank, model id, options, spot index) of the best next
         move that lowers the plan's score below ``inc``, or None. Models in ``must``
         may only take a spot in engagement range or stay where they are."""
-        best: tuple[tuple[int, int, int, float], str, Opts, int] | None = None
+        best: tuple[tuple[int, int, int, float, float], str, Opts, int] | None = None
         for q in movers:
             mq = self.by_id[q]
             oq = self._with_links(mq, plan)
@@ -461,8 +468,9 @@ class Settle:
                 continue
             score, ov = self.spot_scores(mq, oq.pts, oq.z, plan)
             score = np.where(ov, np.iinfo(np.int64).max, score)
-            j = int(np.lexsort((oq.gap, ~oq.er, ~oq.contact, score))[0])
-            rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(oq.gap[j]))
+            gk = self._gap_key(oq)
+            j = int(np.lexsort((oq.cost, gk, ~oq.er, ~oq.contact, score))[0])
+            rank = (int(score[j]), int(not oq.contact[j]), int(not oq.er[j]), float(gk[j]), float(oq.cost[j]))
             if score[j] < inc and (best is None or rank < best[0]):
                 best = (rank, q, oq, j)
         return best
