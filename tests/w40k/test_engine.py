@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from h40k import MM, scen40k, unit40k
+from h40k import MM, r32, scen40k, unit40k
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
@@ -298,3 +298,48 @@ def test_validator_refuses_a_heroic_move_that_ends_no_closer() -> None:
                 mm["at"] = [19.5, 22.0, 0.0]
     d["engaged"] = []
     assert "not_closer" in {v.code for v in validate_ruling(scen, d)}
+
+
+# --------------------------------------------------------------------------- failed charge (edition 9)
+
+
+def failed(units: list[dict[str, Any]], roll: int) -> Ruling:
+    from chargeref.systems import ChargeRequest
+
+    scen = scenario_from_data(scen40k(units, rules={"edition": 9}))
+    r = S.charge(scen, ChargeRequest("A", ("B",), roll=roll))
+    assert not r.success and r.procedure == "failed"
+    return legal(scen, r)
+
+
+def test_failed_charge_rules() -> None:
+    from chargeref.systems.w40k.moves import failed_charge_rules
+
+    data = line_of_three(2.5, 9)
+    data["units"].append(unit40k("C", 2, [(30.0, 10.0)], base=BASE))
+    w = build_world(scenario_from_data(data))
+    fr = failed_charge_rules(w, "A", ["B"], 3.0)
+    assert (fr.kind, fr.budget, fr.engage, set(fr.forbid), fr.closer_to) == ("failed_charge", 3.0, (), {"B", "C"}, {"A1": ("B1",)})
+    assert fr.forbid_on_path and not fr.closer_vertical and fr.may_stay
+
+
+def test_failed_charge_moves_the_unit_the_whole_roll_as_one_body() -> None:
+    a = unit40k("A", 1, [(10.0, 10.0 + 1.5 * i) for i in range(5)])
+    b = unit40k("B", 2, [(10.0 + 2 * r32() + 9.0, 13.0)])
+    r = failed([a, b], 3)
+    assert len(r.moves) == 5
+    for m in r.moves:
+        assert m.distance == pytest.approx(3.0, abs=1e-6)
+        assert m.to[0] == pytest.approx(m.from_[0] + 3.0, abs=1e-6) and m.to[1] == pytest.approx(m.from_[1], abs=1e-6)
+
+
+def test_failed_charge_keeps_out_of_a_non_targets_engagement_range() -> None:
+    """C1 stands 0.5" beside where a straight 3" move would end: the move stops outside
+    its engagement range (the validator checks the end and, in edition 9, the path)."""
+    a = unit40k("A", 1, [(10.0, 10.0)])
+    b = unit40k("B", 2, [(10.0 + 2 * r32() + 9.0, 10.0)])
+    c = unit40k("C", 2, [(13.0, 10.0 + 2 * r32() + 0.5)])
+    r = failed([a, b, c], 3)
+    (m,) = r.moves
+    gap = math.hypot(m.to[0] - 13.0, m.to[1] - (10.0 + 2 * r32() + 0.5)) - 2 * r32()
+    assert gap > 1.0 and m.to[0] > 10.0

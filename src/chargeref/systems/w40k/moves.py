@@ -31,7 +31,7 @@ from .solver_base import sd_many
 from .world import World
 
 #: the kinds of move the engine places
-KINDS = ("charge", "pile_in", "consolidate", "heroic")
+KINDS = ("charge", "failed_charge", "pile_in", "consolidate", "heroic")
 
 #: pile-in, consolidation and edition 9's heroic intervention: each model's move, inches
 FIGHT_MOVE = 3.0
@@ -132,6 +132,32 @@ def charge_rules(world: World, unit: str, targets: Iterable[str], cap: float, en
     )
 
 
+def failed_charge_rules(world: World, unit: str, targets: Iterable[str], roll: float) -> MoveRules:
+    """Edition 9's failed charge (seed 002, the ``failed_charge_moves`` option): each
+    model may still move up to the roll, a model that moves ends closer (horizontally)
+    to a target model, the unit ends coherent, and no model ends (nor, where the edition
+    forbids it, passes) within engagement range of any enemy unit. Stricter than the rule
+    in one respect, stated in docs/40k.md: with several targets a model gets closer to the
+    nearest target model, and the path keeps out of the targets' engagement range too."""
+    r = world.rules
+    targets = tuple(targets)
+    refs = tuple(m.id for t in targets for m in world.unit_models[t])
+    return MoveRules(
+        kind="failed_charge",
+        budget=roll,
+        engage=(),
+        engage_all=False,
+        forbid=tuple(world.enemies_of(unit)),
+        forbid_on_path=r.ed.non_target_er_on_path,
+        closer="closest_model",
+        closer_to={m.id: refs for m in world.unit_models[unit]},
+        closer_vertical=False,
+        contact_first=False,
+        two_neighbours=r.needs_two(len(world.unit_models[unit])),
+        may_stay=True,
+    )
+
+
 def fight_rules(world: World, unit: str, step: str, keep: Iterable[str] = ()) -> MoveRules:
     """Pile-in or consolidation: each model up to the edition's 3"; a model that moves
     ends closer (with the height difference) to an enemy model that was closest to it;
@@ -182,6 +208,7 @@ __all__ = [
     "MoveRules",
     "charge_rules",
     "closest_enemy_models",
+    "failed_charge_rules",
     "fight_rules",
     "gap3",
     "heroic_rules",

@@ -40,7 +40,7 @@ from ...geometry.placement import (
 )
 from ...geometry.shapes import TOL, Ellipse, Footprint
 from ...ruling import Move
-from .moves import MoveRules, gap3
+from .moves import MoveRules, failed_charge_rules, gap3
 from .solver import ChargeProblem, coherency_adjacency, offset_spots, sd_many
 from .world import Model, World
 
@@ -50,6 +50,9 @@ EPS = 1e-7
 CLOSER_MARGIN = 2e-6
 #: Constructed spots sit this far on the generous side of the gap they are built at.
 HAIR = 1e-9
+#: Spots outside a forbidden engagement range sit this far beyond it (the engine keeps
+#: OUT_MARGIN = 2e-6 clear of it; both far below the contract tolerance).
+FORBID_CLEAR = 3e-6
 
 
 def _r6(x: float) -> float:
@@ -142,7 +145,7 @@ class Settle:
         between two enemy bases or against terrain no base may end on; and the straight
         approach toward the closest enemy model(s)."""
         budget.check()
-        gaps = [HAIR, self.er - HAIR]
+        gaps = self._gaps()
         near = self._near_enemies(m)
         fps = [e.fp for e in near]
         bank = self.eng.banks[self.eng.keys[m.id]]
@@ -168,6 +171,15 @@ class Settle:
                     out.append(m.xy + w * ((self.budget - HAIR) / L))
         return np.vstack([x.reshape(-1, 2) for x in out])
 
+    def _gaps(self) -> list[float]:
+        """The gaps to an enemy model at which spots are built: base contact and the
+        engagement edge (a hair inside) and, when the rules forbid engagement ranges,
+        just outside the forbidden zone (as close as a model may come)."""
+        out = [HAIR, self.er - HAIR]
+        if self.rules.forbid:
+            out.append(self.er + FORBID_CLEAR)
+        return out
+
     @staticmethod
     def _few(m: Model, fps: list[Footprint]) -> list[Footprint]:
         """All footprints when the crossings have closed forms (round mover, round or
@@ -179,7 +191,8 @@ class Settle:
     def _link_spots(self, m: Model, plan: Plan) -> np.ndarray:
         """Constructed spots that link to the unit's other models where they stand:
         their coherency and packing loci crossed with the enemy loci and with each
-        other (two links), and the linking spot nearest the start."""
+        other (two links), the linking spot nearest the start, and the model's start
+        moved as each mate has moved (the unit advancing as one body)."""
         budget.check()
         coh = self.w.rules.coh - HAIR
         mates = []
@@ -189,8 +202,10 @@ class Settle:
             if float(np.linalg.norm(plan.pos[q.id] - m.xy)) > self.budget + coh + m.fp.radius + q.fp.radius:
                 continue
             mates.append(q.fp.moved_to(_pt(plan.pos[q.id])))
+        # the unit moved as one body: this model's start moved as each mate has moved
+        body = [m.xy + (plan.pos[q.id] - q.xy) for q in self.models if q.id in plan.moved and q.id != m.id]
         if not mates:
-            return np.zeros((0, 2))
+            return np.array(body).reshape(-1, 2)
         near = self._near_enemies(m)
         fps = [e.fp for e in near]
         if not (m.fp.is_disc and all(f.is_disc for f in fps + mates)):
@@ -200,8 +215,9 @@ class Settle:
             # them), spots round each mate along 12 normals
             U = np.array([[math.cos(a), math.sin(a)] for a in np.arange(12) * (math.pi / 6)])
             extra = [offset_spots(m.fp, q, g, U) for q in mates for g in (HAIR, coh)]
-            return np.vstack([nearest_spots(m.fp, mates, [coh], m.xy[None]), *extra])
+            return np.vstack([nearest_spots(m.fp, mates, [coh], m.xy[None]), *extra, np.array(body).reshape(-1, 2)])
         out = [
+            np.array(body).reshape(-1, 2),
             pair_crossings(m.fp, mates, [coh, HAIR], fps, [HAIR, self.er - HAIR]),
             pair_crossings(m.fp, mates, [coh, HAIR], mates, [coh, HAIR]),
             nearest_spots(m.fp, mates, [coh], m.xy[None]),
@@ -266,7 +282,7 @@ class Settle:
         (crossings with the move's circle, with other bases and with terrain), so an
         existing reachable position is found whenever the region within reach is not
         cut off by paths longer than the straight line."""
-        gaps = [HAIR, self.er - HAIR]
+        gaps = self._gaps()
         fps = [e.fp for e in self._near_enemies(m)]
         others = [o.fp for o in self.others if float(np.linalg.norm(o.xy - m.xy)) <= self.budget + self.er + 4 * m.fp.radius]
         out = [
@@ -591,4 +607,15 @@ class Settle:
         return [e.id for e in self.enemies if abs(z - e.z) <= 1e-9 and float(sd_many(m.fp, np.asarray(p, dtype=float)[None], e.fp)[0]) <= 10 * EPS]
 
 
-__all__ = ["CLOSER_MARGIN", "Opts", "Plan", "Settle"]
+def failed_charge_moves(world: World, unit: str, targets: list[str], roll: float) -> list[Move]:
+    """Edition 9's failed charge move (``failed_charge_rules``) placed by the engine: each
+    model as close to a target model as it may come, the unit coherent; no move when
+    the unit could not end coherent."""
+    st = Settle(world, unit, failed_charge_rules(world, unit, targets, roll))
+    plan = st.place([m.id for m in st.models if not st.elevated(m)], set())
+    if not plan.moved or st.incoherence(plan) > 0:
+        return []
+    return [st.record(m, plan.pos[m.id], plan.z[m.id], [], False) for m in st.models if m.id in plan.moved]
+
+
+__all__ = ["CLOSER_MARGIN", "Opts", "Plan", "Settle", "failed_charge_moves"]
