@@ -113,7 +113,7 @@ def test_each_move_builds_its_constraints() -> None:
     pi = fight_rules(w, "A", "pile_in", {"A1"})
     assert pi.budget == pytest.approx(3.0) and pi.closer == "closest_model" and pi.closer_to == {"A1": ("B1",)}
     assert pi.forbid == () and pi.end_engaged and pi.keep == frozenset({"A1"}) and pi.may_stay
-    assert set(pi.engage) == {"B", "C"}
+    assert pi.engage == ("B",)  # C is out of reach: 3" plus the engagement range
     nine = build_world(scenario_from_data(line_of_three(2.5, 9)))
     assert not fight_rules(nine, "A", "consolidate").end_engaged  # edition 9: no such rule
     assert not charge_rules(nine, "A", ["B"], 7.0).closer == "target_unit"  # 9 without the WTC procedure

@@ -45,7 +45,8 @@ class MoveRules:
     ``budget``: the longest path (climbing and counted height included) any model of the
     unit may take. ``engage``: the enemy units the move is made toward (a charge's
     targets; every enemy unit for the fight-phase moves); base contact and engagement
-    are judged against their models. ``engage_all``: the move only succeeds if every
+    are judged against their models (the model-by-model moves list the enemy units
+    within reach: the move plus the engagement range). ``engage_all``: the move only succeeds if every
     unit of ``engage`` ends engaged (the charge). ``forbid``: enemy units whose
     engagement range no model may end in, and, with ``forbid_on_path``, no point of a
     path may enter. ``closer``: "none", "target_unit" (a charging model ends closer to a
@@ -111,6 +112,28 @@ def gap3(fp, pts: np.ndarray, z: float | np.ndarray, e, vertical: bool = True) -
     return np.hypot(h, np.asarray(z, dtype=float) - e.z)
 
 
+def units_within(world: World, unit: str, reach: float) -> tuple[str, ...]:
+    """Enemy units with a model whose base is within ``reach`` (horizontally) of a model
+    of ``unit``: the only ones a move of at most ``reach`` minus the engagement range
+    can touch or engage. Exact gaps (closed forms for discs)."""
+    mine = world.unit_models[unit]
+    out = []
+    for u in world.enemies_of(unit):
+        near = False
+        for e in world.unit_models[u]:
+            for m in mine:
+                if float(np.linalg.norm(e.xy - m.xy)) - e.fp.radius - m.fp.radius > reach + TOL:
+                    continue
+                if float(sd_many(m.fp, m.xy[None], e.fp)[0]) <= reach + TOL:
+                    near = True
+                    break
+            if near:
+                break
+        if near:
+            out.append(u)
+    return tuple(out)
+
+
 def charge_rules(world: World, unit: str, targets: Iterable[str], cap: float, enforce_closer: bool | None = None) -> MoveRules:
     """A charge: every model within the roll ``cap``; every target ends engaged; no end
     (and in editions 9 and 10 no point of a path) within engagement range of an enemy
@@ -165,10 +188,11 @@ def fight_rules(world: World, unit: str, step: str, keep: Iterable[str] = ()) ->
     them); editions 10 and 11 make the move only if the unit ends engaged."""
     r = world.rules
     refs, _ = closest_enemy_models(world, unit, vertical=True)
+    move = r.ed.pile_in * r.inch
     return MoveRules(
         kind=step,
-        budget=r.ed.pile_in * r.inch,
-        engage=tuple(world.enemies_of(unit)),
+        budget=move,
+        engage=units_within(world, unit, move + r.er),
         engage_all=False,
         closer="closest_model",
         closer_to=refs,
@@ -191,7 +215,7 @@ def heroic_rules(world: World, unit: str) -> MoveRules:
     return MoveRules(
         kind="heroic",
         budget=HEROIC_MOVE * r.inch,
-        engage=tuple(world.enemies_of(unit)),
+        engage=units_within(world, unit, HEROIC_MOVE * r.inch + r.er),
         engage_all=False,
         closer="closest_model",
         closer_to=refs,
@@ -212,4 +236,5 @@ __all__ = [
     "fight_rules",
     "gap3",
     "heroic_rules",
+    "units_within",
 ]

@@ -102,7 +102,8 @@ class ChargeProblem(SpotBuilder):
         # features a charge may be fought across at 2": barricades (everyone) and, for
         # the WTC walls rule, ruin walls (INFANTRY and BEAST only)
         self.tokens_possible = bool(r.wtc and (world.unit_keywords[unit] & {"INFANTRY", "BEAST"}))
-        self.across = self._across_parts()
+        # (a charge's question: the other moves ask the fight phase's links instead)
+        self.across = self._across_parts() if self.rules.kind == "charge" else []
         self.barriers = world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN)
         self.planner = Planner(self.barriers, world.board)
         # edition 11: a FLY model may take to the skies: over models and terrain (only
