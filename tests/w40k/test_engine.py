@@ -171,6 +171,17 @@ def test_a_model_in_base_contact_cannot_get_closer_and_stays() -> None:
     assert r.moves == []
 
 
+def test_models_the_rules_keep_stay_unless_they_must_move() -> None:
+    a = unit40k("A", 1, [(20.0, 20.0)], base=BASE, flags=["charged"])
+    b = unit40k("B", 2, [(20.0, 20.0 + 2 * R + 2.0)], base=BASE)
+    w = build_world(scenario_from_data(scen40k([a, b], rules={"edition": 9})))
+    free = Settle(w, "A", fight_rules(w, "A", "pile_in"))
+    assert free.place(["A1"], set()).moved == {"A1"}
+    held = Settle(w, "A", fight_rules(w, "A", "pile_in", {"A1"}))
+    assert held.place(["A1"], set()).moved == set()
+    assert held.place(["A1"], {"A1"}).moved == {"A1"}  # the fight phase's override
+
+
 # --------------------------------------------------------------------------- exact paths
 
 

@@ -433,7 +433,11 @@ class Settle:
         2. A ``must`` model that found no such spot is tried at each of its legal spots
            with the other movers re-placed to restore coherency (escorts, seed 000
            Example 1A-G); each escort move is itself a legal pile-in move.
-        3. Improvement passes again."""
+        3. Improvement passes again.
+
+        Models the rules hold still (``keep``) do not move unless listed in ``must``
+        (the fight phase overrides a held token model that must pile in)."""
+        movers = [q for q in movers if q not in self.rules.keep or q in must]
         plan = self.start_plan()
         cur: dict[str, tuple[bool, bool, float] | None] = {}
         for mid in movers:
