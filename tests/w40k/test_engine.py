@@ -238,6 +238,21 @@ def test_consolidation_uses_the_same_engine() -> None:
     assert m is not None and m.contacts == ["B1"] and m.distance == pytest.approx(2.75, abs=1e-6)
 
 
+@pytest.mark.parametrize("edition", [9, 10])
+def test_a_model_on_a_ruin_floor_piles_in_on_that_floor(edition: int) -> None:
+    floor = [[8, 14.5], [12, 14.5], [12, 18], [8, 18]]
+    data = scen40k([unit40k("A", 1, [(9.0, 15.5, 5.0)], base=BASE, flags=["charged"]),
+                    unit40k("B", 2, [(11.0, 17.0, 5.0)], base=BASE)],
+                   terrain=[{"type": "ruin", "id": "R", "footprint": floor, "floors": [{"polygon": floor, "height": 5.0}]}],
+                   rules={"edition": edition})
+    scen = scenario_from_data(data)
+    r = legal(scen, pile_in(scen, "A"))
+    m = move_of(r, "A1")
+    assert m is not None and m.contacts == ["B1"] and m.to[2] == pytest.approx(5.0)
+    assert m.distance == pytest.approx(math.hypot(2.0, 1.5) - 2 * R, abs=1e-6)
+    assert "elevated_stays" not in {x.code for x in r.reasons}
+
+
 # --------------------------------------------------------------------------- heroic intervention
 
 

@@ -107,7 +107,7 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
     mv = Settle(world, unit, rules, dense=frozenset(mel.token))
     for m in mv.models:
         if mv.elevated(m) and m.id not in hold:
-            reasons.append(Reason(code="elevated_stays", message=f"{m.id} stands on a ruin floor; the fight-phase planner leaves it where it is", models=[m.id]))
+            reasons.append(Reason(code="elevated_stays", message=f"{m.id} stands above the ground but not on a ruin floor; the fight-phase planner leaves it where it is", models=[m.id]))
     tok = [m.id for m in mv.models if m.id in mel.token]
     # token models with a normal legal position in reach (within 1" of an enemy model)
     can_legal = {t for t in tok if len(mv.legal_spots(mv.by_id[t]))}

@@ -72,7 +72,7 @@ def heroic_intervention(system: _System, scen: Scenario40k, unit: str) -> Ruling
     mv = Settle(w, unit, rules)
     for m in models:
         if mv.elevated(m):
-            reasons.append(Reason(code="elevated_stays", message=f"{m.id} stands on a ruin floor; the planner leaves it where it is", models=[m.id]))
+            reasons.append(Reason(code="elevated_stays", message=f"{m.id} stands above the ground but not on a ruin floor; the planner leaves it where it is", models=[m.id]))
     plan = mv.place([m.id for m in models if not mv.elevated(m)], set())
     if plan.moved and mv.incoherence(plan) > 0:
         plan = mv.start_plan()

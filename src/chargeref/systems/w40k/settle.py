@@ -42,6 +42,7 @@ from ...geometry.shapes import TOL, Ellipse, Footprint
 from ...ruling import Move
 from .moves import MoveRules, failed_charge_rules, gap3
 from .solver import ChargeProblem, coherency_adjacency, offset_spots, sd_many
+from .spots import SpotBuilder
 from .world import Model, World
 
 #: Our spots sit at most this far on the generous side of a threshold (inside TOL).
@@ -128,8 +129,19 @@ class Settle:
     def _gap(self, m: Model, pts: np.ndarray, z: float | np.ndarray, e: Model) -> np.ndarray:
         return gap3(m.fp, pts, z, e, self.rules.closer_vertical)
 
+    def floor_of(self, m: Model):  # noqa: ANN201
+        """The ruin floor (outline, height) the model stands on, or None (on the
+        ground, or above it somewhere else)."""
+        if abs(m.z - float(self.w.ground_z(m.xy)[0])) <= 1e-9:
+            return None
+        for _, poly, h in self.w.floors:
+            if abs(m.z - h) <= 1e-9 and bool(SpotBuilder._base_on_floor(m, m.xy[None], poly)[0]):
+                return poly, float(h)
+        return None
+
     def elevated(self, m: Model) -> bool:
-        return abs(m.z - float(self.w.ground_z(m.xy)[0])) > 1e-9
+        """Above the ground but not on a ruin floor we can move it on: it stays."""
+        return abs(m.z - float(self.w.ground_z(m.xy)[0])) > 1e-9 and self.floor_of(m) is None
 
     # ---------------------------------------------------------------- spots
     def _near_enemies(self, m: Model) -> list[Model]:
@@ -260,7 +272,15 @@ class Settle:
             none = np.zeros(0)
             return Opts(np.zeros((0, 2)), none, none, none.astype(bool), none.astype(bool), none)
         pts = pts[np.linalg.norm(pts - m.xy, axis=1) <= self.budget + EPS]
-        b = self.eng._bank(m, pts)
+        fl = self.floor_of(m)
+        if fl is None:
+            b = self.eng._bank(m, pts)
+        else:
+            # a model on a ruin floor moves on that floor: spots where its whole base
+            # rests on it, at its height (no climbing; paths as on the ground, with
+            # every model in the way, a conservative reading)
+            pts = pts[SpotBuilder._base_on_floor(m, pts, fl[0])] if len(pts) else pts
+            b = self.eng._bank(m, pts, np.full(len(pts), fl[1]))
         here = np.linalg.norm(pts - m.xy, axis=1) <= 1e-12
         ok = b.ok | here  # where it stands is always a place to be
         gap = np.full(len(pts), np.inf)
