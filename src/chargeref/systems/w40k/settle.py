@@ -291,7 +291,8 @@ class Settle:
         cost = self.eng._costs(m, replace(b, ok=ok & ~here))
         cost[here] = 0.0
         keep = ok & (cost <= self.budget + EPS)
-        contact = b.contact if b.er.shape[1] else np.zeros(len(pts), dtype=bool)
+        # base contact counts in the ranking only where the rules ask for it
+        contact = b.contact if (b.er.shape[1] and self.rules.contact_first) else np.zeros(len(pts), dtype=bool)
         er = b.er.any(axis=1) if b.er.shape[1] else np.zeros(len(pts), dtype=bool)
         return Opts(pts[keep], b.z[keep], cost[keep], contact[keep], er[keep], gap[keep])
 

@@ -479,7 +479,8 @@ class ChargeProblem(SpotBuilder):
         best: Placement | None = None
         best_n = -1
         for p in pool:
-            p = self._improve(p, R, tokens)
+            if self.rules.contact_first:
+                p = self._improve(p, R, tokens)
             if self.w.rules.ed.within_one_duty:
                 p = self._improve_within(p, R)
             n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))
