@@ -271,6 +271,19 @@ def test_heroic_intervention_9_walks_round_a_friend(length: float, contact: bool
         assert r.engaged == ["B"]
 
 
+@FAST
+@given(st.floats(2.4, 2.95), st.floats(0.0, 2 * math.pi), st.booleans())
+@example(2.6, 2.0, True)
+def test_heroic_wrap_matches_the_closed_form_turned_and_mirrored(length: float, theta: float, mirror: bool) -> None:
+    scen = scenario_from_data(turned(line_of_three(dB_for(length), 9, hero=True), theta, mirror))
+    r = S.heroic_intervention(scen, "A")
+    assert r.success
+    legal(scen, r)
+    m = move_of(r, "A1")
+    assert m is not None and m.contacts == ["B1"]
+    assert m.distance == pytest.approx(length, abs=1e-6)
+
+
 def test_heroic_intervention_9_fails_when_no_model_can_get_closer() -> None:
     """The character is boxed in by impassable terrain: nothing can move, so nothing
     is placed and the ruling says why."""
