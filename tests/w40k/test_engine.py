@@ -194,9 +194,12 @@ def test_pile_in_round_a_friend_is_exact_at_3_inches(length: float, contact: boo
     m = move_of(r, "A1")
     assert m is not None and m.segments and any(s["kind"] == "arc" for s in m.segments)
     assert (m.contacts == ["B1"]) is contact
-    if contact:
-        assert m.distance == pytest.approx(3.0, abs=1e-6)
-    assert m.distance <= 3.0 + 1e-6
+    # either way the move uses the whole 3" along the exact path: at 3.001" it stops
+    # where the budget runs out, on the last tangent, 0.001" short of base contact
+    assert m.distance == pytest.approx(3.0, abs=1e-6)
+    b1 = (20.0 + DA + dB_for(length), 22.0)
+    gap = math.hypot(m.to[0] - b1[0], m.to[1] - b1[1]) - 2 * R
+    assert gap == pytest.approx(0.0 if contact else 0.001, abs=2e-6)
 
 
 @FAST
@@ -382,3 +385,15 @@ def test_failed_charge_keeps_out_of_a_non_targets_engagement_range() -> None:
     (m,) = r.moves
     gap = math.hypot(m.to[0] - 13.0, m.to[1] - (10.0 + 2 * r32() + 0.5)) - 2 * r32()
     assert gap > 1.0 and m.to[0] > 10.0
+
+
+def test_failed_charge_walks_round_a_friend_the_whole_roll() -> None:
+    """Edition 9: the friend F1 stands in the straight line; the failed move goes round
+    it on the exact path and stops where the roll runs out."""
+    a = unit40k("A", 1, [(10.0, 10.0)])
+    f = unit40k("F", 1, [(10.0 + 2 * r32() + 0.1, 10.0)])
+    b = unit40k("B", 2, [(10.0 + 2 * r32() + 9.0, 10.0)])
+    r = failed([a, f, b], 3)
+    (m,) = r.moves
+    assert m.distance == pytest.approx(3.0, abs=1e-6)
+    assert m.segments and any(sg["kind"] == "arc" for sg in m.segments)

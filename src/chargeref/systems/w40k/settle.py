@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ... import budget
+from ...geometry.measure import piece_from_dict
 from ...geometry.paths import path_cost
 from ...geometry.placement import (
     arrangement_points,
@@ -54,6 +55,20 @@ HAIR = 1e-9
 #: Spots outside a forbidden engagement range sit this far beyond it (the engine keeps
 #: OUT_MARGIN = 2e-6 clear of it; both far below the contract tolerance).
 FORBID_CLEAR = 3e-6
+
+
+def _point_along(pieces: list, s: float) -> np.ndarray | None:
+    """The point at arc length ``s`` along exact path pieces (lines and arcs)."""
+    for p in pieces:
+        if s <= p.length:
+            if p.kind == "line":
+                a, b = np.asarray(p.a), np.asarray(p.b)
+                return a + (b - a) * (s / p.length if p.length > 0 else 0.0)
+            c = np.asarray(p.center)
+            t = math.atan2(p.a[1] - c[1], p.a[0] - c[0]) + (s / p.radius if p.ccw else -s / p.radius)
+            return c + p.radius * np.array([math.cos(t), math.sin(t)])
+        s -= p.length
+    return None
 
 
 def _r6(x: float) -> float:
@@ -319,8 +334,47 @@ class Settle:
             if m.id in self.dense:
                 pts = np.vstack([pts, self._dense_spots(m)])
             o = self.evaluate(m, pts)
+            if not o.contact.any():
+                far = self.evaluate(m, self._reach_spots(m, pts))
+                if len(far):
+                    o = Opts(*(np.concatenate([getattr(o, f), getattr(far, f)]) for f in ("pts", "z", "cost", "contact", "er", "gap")))
             self._base_opts[m.id] = o
         return o
+
+    def _reach_spots(self, m: Model, pts: np.ndarray, goals: int = 3) -> np.ndarray:
+        """Where the budget runs out on the shortest path toward a better end beyond it:
+        for the (up to ``goals``) constructed spots closest to the enemy models of the
+        rules' reference that fit but that the move cannot reach, the point of the
+        planner's exact path (lines and arcs) at the budget. A prefix of a shortest
+        path is a shortest path, so that point costs the budget exactly (paths without
+        climbing only). On the ground only."""
+        if self.floor_of(m) is not None or len(pts) == 0 or not self.closest[m.id]:
+            return np.zeros((0, 2))
+        pts = pts[np.linalg.norm(pts - m.xy, axis=1) <= 3.0 * self.budget]
+        b = self.eng._bank(m, pts)
+        gap = np.full(len(pts), np.inf)
+        for e in self.closest[m.id]:
+            gap = np.minimum(gap, self._gap(m, pts, b.z, e))
+        cand = np.nonzero(b.ok & (gap < self.d0[m.id] - CLOSER_MARGIN))[0]
+        if len(cand) == 0:
+            return np.zeros((0, 2))
+        field = self.eng.planner.field(m.fp, budget=3.0 * self.budget)
+        cost = np.asarray(field.cost(pts[cand]), dtype=float)
+        keep = np.isfinite(cost) & (cost > self.budget + EPS)
+        cand, cost = cand[keep], cost[keep]
+        out = []
+        for i in cand[np.lexsort((cost, np.round(gap[cand] / TOL)))][:goals]:
+            budget.check()
+            pr = field.path((float(pts[i][0]), float(pts[i][1])))
+            if pr is None or pr.climb > 0 or not pr.exact or pr.length <= self.budget:
+                continue
+            pieces = [piece_from_dict(sg) for sg in pr.segments] if pr.segments else [
+                piece_from_dict({"kind": "line", "from": list(a), "to": list(c)}) for a, c in zip(pr.points[:-1], pr.points[1:], strict=True)
+            ]
+            q = _point_along(pieces, self.budget - HAIR)
+            if q is not None:
+                out.append(q)
+        return np.array(out).reshape(-1, 2)
 
     def legal_spots(self, m: Model) -> Opts:
         """Normal legal positions a move can reach: within 1" of an enemy model."""
