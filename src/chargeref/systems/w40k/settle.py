@@ -334,7 +334,12 @@ class Settle:
             if m.id in self.dense:
                 pts = np.vstack([pts, self._dense_spots(m)])
             o = self.evaluate(m, pts)
-            if not o.contact.any():
+            # no spot can be closer than the start's distance less the budget (the gap
+            # changes no faster than the base moves): only short of that bound is it
+            # worth looking along the shortest paths for the point where the budget ends
+            bound = max(0.0, self.d0[m.id] - self.budget)
+            best = float(np.min(o.gap)) if len(o) else math.inf
+            if not o.contact.any() and best > bound + 10 * TOL:
                 far = self.evaluate(m, self._reach_spots(m, pts))
                 if len(far):
                     o = Opts(*(np.concatenate([getattr(o, f), getattr(far, f)]) for f in ("pts", "z", "cost", "contact", "er", "gap")))
@@ -350,7 +355,7 @@ class Settle:
         climbing only). On the ground only."""
         if self.floor_of(m) is not None or len(pts) == 0 or not self.closest[m.id]:
             return np.zeros((0, 2))
-        pts = pts[np.linalg.norm(pts - m.xy, axis=1) <= 3.0 * self.budget]
+        pts = pts[np.linalg.norm(pts - m.xy, axis=1) <= 2.0 * self.budget]
         b = self.eng._bank(m, pts)
         gap = np.full(len(pts), np.inf)
         for e in self.closest[m.id]:
@@ -358,7 +363,7 @@ class Settle:
         cand = np.nonzero(b.ok & (gap < self.d0[m.id] - CLOSER_MARGIN))[0]
         if len(cand) == 0:
             return np.zeros((0, 2))
-        field = self.eng.planner.field(m.fp, budget=3.0 * self.budget)
+        field = self.eng.planner.field(m.fp, budget=2.0 * self.budget)
         cost = np.asarray(field.cost(pts[cand]), dtype=float)
         keep = np.isfinite(cost) & (cost > self.budget + EPS)
         cand, cost = cand[keep], cost[keep]
