@@ -2,6 +2,10 @@
 unit of the player who was charged may move each model up to 3", each ending closer to
 the enemy model that was closest to it, the unit ending coherent.
 
+The move is placed by the engine every 40k move shares (moves.py, settle.py): exact
+paths round whatever stands in the way, recorded as segments; a model that cannot end
+closer stays where it is; the intervention fails only when no model can move.
+
 Edition 10 has no such move: its heroic intervention is a stratagem that makes a charge
 (see ``W40k.charge`` with ``extra={"heroic_intervention": True}``).
 """
@@ -10,15 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import numpy as np
-
 from ...errors import Problem, RequestError
-from ...geometry.paths import Planner
 from ...geometry.shapes import TOL
 from ...ruling import Move, Reason, Ruling
 from ...scenario import Scenario40k
 from ..base import require_unit
-from .solver import EPS, Placement, coherent, furthest, sd_many
+from .moves import HEROIC_MOVE, heroic_rules
+from .settle import Settle
+from .solver_base import sd_many
 from .world import build_world, in_engagement
 
 
@@ -27,7 +30,7 @@ class _System(Protocol):
 
     def _after(self, scen: Scenario40k, req: Any, moves: list[Move], success: bool, casualties: list[str]) -> dict[str, Any]: ...
 
-HI_MOVE = 3.0
+HI_MOVE = HEROIC_MOVE
 HI_RANGE = 3.0
 
 
@@ -63,67 +66,22 @@ def heroic_intervention(system: _System, scen: Scenario40k, unit: str) -> Ruling
     if reasons:
         return Ruling(system="40k", charger=unit, targets=targets, eligible=False, success=False, procedure="ineligible",
                       reasons=reasons, details={"edition": 9, "heroic_intervention": True}, after=system._after(scen, _Req(unit), [], False, []))
-    budget = HI_MOVE * inch
-    planner = Planner(w.barriers_for(unit), w.board)
-    blockers = w.end_blockers()
-    others = [o for o in w.models if o.unit != unit]
-    # each model heads for the enemy model closest to it
-    plans = []
+    # the move, on the placement engine: each model ends closer to the enemy model that
+    # was closest to it (or stays), base contact first, the unit coherent; exact paths
+    rules = heroic_rules(w, unit)
+    mv = Settle(w, unit, rules)
     for m in models:
-        closest = min(enemies, key=lambda o: float(sd_many(m.fp, m.xy[None], o.fp)[0]))
-        d0 = float(sd_many(m.fp, m.xy[None], closest.fp)[0])
-        v = closest.xy - m.xy
-        v = v / max(np.linalg.norm(v), 1e-12)
-        plans.append((m, closest, d0, v))
-
-    def place(scale: float) -> Placement | None:
-        pos, zz, cost = {}, {}, {}
-        placed_fps = []
-        for m, closest, d0, v in plans:
-            # the furthest straight step toward the closest enemy, stopping at contact
-            hi = budget * scale
-            field = planner.field(m.fp, budget=budget + 1e-9)
-
-            def ok(s: float, m=m, v=v, field=field) -> bool:  # noqa: ANN001
-                p = m.xy + v * s
-                fp = m.fp.moved_to(p)
-                if s > 0 and field.cost(p[None])[0] > s + 1e-6:
-                    return False
-                for o in others:
-                    if abs(o.z - m.z) <= 1e-9 and float(sd_many(fp, p[None], o.fp)[0]) < -EPS:
-                        return False
-                for f in blockers:
-                    if float(sd_many(fp, p[None], f.fp)[0]) < -EPS:
-                        return False
-                for q in placed_fps:
-                    if float(sd_many(fp, p[None], q)[0]) < -EPS:
-                        return False
-                return True
-
-            s = furthest(ok, hi)
-            p = m.xy + v * s
-            if float(sd_many(m.fp, p[None], closest.fp)[0]) >= d0 - 2e-6:
-                return None  # this model could not get closer
-            pos[m.id], zz[m.id], cost[m.id] = p, m.z, s
-            placed_fps.append(m.fp.moved_to(p))
-        pl = Placement(pos, zz, cost, [m.id for m in models])
-        return pl if coherent(models, pl, r, r.needs_two(len(models))) else None
-
-    pl = None
-    for scale in (1.0, 0.75, 0.5, 0.25):
-        pl = place(scale)
-        if pl is not None:
-            break
-    if pl is None:
-        reasons.append(Reason(code="no_legal_move", message="no move brings every model closer to its closest enemy while keeping coherency"))
+        if mv.elevated(m):
+            reasons.append(Reason(code="elevated_stays", message=f"{m.id} stands above the ground but not on a ruin floor; the planner leaves it where it is", models=[m.id]))
+    plan = mv.place([m.id for m in models if not mv.elevated(m)], set())
+    if plan.moved and mv.incoherence(plan) > 0:
+        plan = mv.start_plan()
+    if not plan.moved:
+        reasons.append(Reason(code="no_legal_move", message="no model can end closer to the enemy model closest to it with the unit coherent"))
         return Ruling(system="40k", charger=unit, targets=targets, eligible=True, success=False, procedure="heroic_intervention",
                       reasons=reasons, details={"edition": 9, "heroic_intervention": True}, after=system._after(scen, _Req(unit), [], False, []))
-    moves = []
-    for m in models:
-        p = pl.pos[m.id]
-        moves.append(Move(id=m.id, **{"from": [round(float(m.xy[0]), 9), round(float(m.xy[1]), 9), round(m.z, 9)]},
-                          to=[round(float(p[0]), 9), round(float(p[1]), 9), round(m.z, 9)], distance=round(pl.cost[m.id], 9),
-                          path=[[round(float(m.xy[0]), 9), round(float(m.xy[1]), 9)], [round(float(p[0]), 9), round(float(p[1]), 9)]]))
+    moves = [mv.record(m, plan.pos[m.id], plan.z[m.id], mv.contacts_at(m, plan.pos[m.id], plan.z[m.id]), False)
+             for m in models if m.id in plan.moved]
     after = system._after(scen, _Req(unit), moves, True, [])
     for ud in after["units"]:
         if ud["id"] == unit:

@@ -40,6 +40,7 @@ import numpy as np
 from ... import budget
 from ...geometry.paths import Planner
 from ...geometry.shapes import ConvexPolygon, Footprint
+from .moves import MoveRules, charge_rules
 from .solver_base import (  # noqa: F401  (re-exported: the placement values live there)
     BUDGET_TARGETS,
     CLEAR_BLOCK,
@@ -74,13 +75,17 @@ class ChargeProblem(SpotBuilder):
     Built once; ``solve(R)`` answers for any roll R up to ``cap``.
     """
 
-    def __init__(self, world: World, unit: str, targets: list[str], cap: float, enforce_closer: bool | None = None):
+    def __init__(self, world: World, unit: str, targets: list[str], cap: float, enforce_closer: bool | None = None,
+                 rules: MoveRules | None = None, initial_spots: bool = True):
         self.w = world
         self.unit = unit
-        self.targets = list(targets)
-        self.cap = cap
+        # the move's constraints (moves.py): a charge builds its own from the request;
+        # the fight-phase moves and the heroic intervention pass theirs
+        self.rules = charge_rules(world, unit, targets, cap, enforce_closer) if rules is None else rules
+        self.targets = list(self.rules.engage)
+        self.cap = self.rules.budget
         r = world.rules
-        self.enforce_closer = (r.ed.closer_duty or r.wtc) if enforce_closer is None else enforce_closer
+        self.enforce_closer = self.rules.closer == "target_unit"
         self.models: list[Model] = list(world.unit_models[unit])
         self.index = {m.id: i for i, m in enumerate(self.models)}
         self.tmodels: list[list[Model]] = [world.unit_models[t] for t in self.targets]
@@ -90,20 +95,22 @@ class ChargeProblem(SpotBuilder):
         self.t_c = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
         self.t_r = np.array([t.fp.radius for t in self.all_targets])
         self.t_z = np.array([t.z for t in self.all_targets])
-        enemies = world.enemies_of(unit)
-        self.nontarget_models = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
+        forbid = set(self.rules.forbid)
+        self.nontarget_models = [m for u in world.enemies_of(unit) if u in forbid for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
         self.blockers = world.end_blockers()
         # features a charge may be fought across at 2": barricades (everyone) and, for
         # the WTC walls rule, ruin walls (INFANTRY and BEAST only)
         self.tokens_possible = bool(r.wtc and (world.unit_keywords[unit] & {"INFANTRY", "BEAST"}))
-        self.across = self._across_parts()
+        # (a charge's question: the other moves ask the fight phase's links instead)
+        self.across = self._across_parts() if self.rules.kind == "charge" else []
         self.barriers = world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN)
         self.planner = Planner(self.barriers, world.board)
         # edition 11: a FLY model may take to the skies: over models and terrain (only
         # impassable terrain and, where the edition asks, non-target engagement range
         # stay in the way), vertical distance ignored, at a fixed price off its move
-        self.sky = "FLY" in world.unit_keywords[unit] and r.ed.fly == "skies"
+        # (a charge rule: the moves made model by model go on the ground)
+        self.sky = "FLY" in world.unit_keywords[unit] and r.ed.fly == "skies" and self.rules.kind == "charge"
         self.sky_penalty = r.ed.fly_penalty * r.inch
         self.sky_planner = (
             Planner(world.barriers_for(unit, avoid=self._path_avoid(), avoid_gap=r.er + OUT_MARGIN, sky=True), world.board)
@@ -114,7 +121,7 @@ class ChargeProblem(SpotBuilder):
         self.straight = StraightLines(self.barriers)
         self._fields: dict[str, object] = {}
         self._found: dict[bool, list[Placement]] = {False: [], True: []}
-        self.two = world.rules.needs_two(len(self.models))
+        self.two = self.rules.two_neighbours
         self.kws = world.unit_keywords[unit]
         self._prep_others()
         # start distances to each target unit (for "ends closer")
@@ -127,7 +134,11 @@ class ChargeProblem(SpotBuilder):
         self.rep: dict[tuple, Model] = {}
         for m in self.models:
             self.rep.setdefault(self.keys[m.id], m)
-        self.banks: dict[tuple, Bank] = {k: self._initial_bank(rep) for k, rep in self.rep.items()}
+        # ``initial_spots`` False: the caller brings its own candidates (the model-by-model
+        # moves skip the charge's spot construction for bases that need the root finder)
+        self.banks: dict[tuple, Bank] = {
+            k: self._initial_bank(rep) if initial_spots else self._bank(rep, np.zeros((0, 2))) for k, rep in self.rep.items()
+        }
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         for key in self.rep:
@@ -141,7 +152,7 @@ class ChargeProblem(SpotBuilder):
         above or below cannot be engaged at any level this charge reaches without
         climbing, and climbing is rare enough that we state it as a limit (docs/40k.md)."""
         r = self.w.rules
-        if not r.ed.non_target_er_on_path:
+        if not self.rules.forbid_on_path:
             return []
         zs = [m.z for m in self.models]
         return [o for o in self.nontarget_models if any(abs(o.z - z) <= r.er_v for z in zs)]
@@ -478,7 +489,8 @@ class ChargeProblem(SpotBuilder):
         best: Placement | None = None
         best_n = -1
         for p in pool:
-            p = self._improve(p, R, tokens)
+            if self.rules.contact_first:
+                p = self._improve(p, R, tokens)
             if self.w.rules.ed.within_one_duty:
                 p = self._improve_within(p, R)
             n = sum(1 for m in self.models if self._in_contact(m, p.pos[m.id], p.z[m.id]))

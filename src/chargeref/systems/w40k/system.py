@@ -20,7 +20,7 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
-from .solver import EPS, ChargeProblem, Placement, coherent, furthest, sd_many
+from .solver import EPS, ChargeProblem, Placement, coherent
 from .world import Model, World, build_world, in_engagement, unit_distance
 
 NAME = "40k"
@@ -384,61 +384,11 @@ class W40k:
 
     def _failed_moves(self, world: World, prob: ChargeProblem, R: float) -> list[Move]:
         """Seed 002: a failed charge still moves up to the roll and ends closer to the
-        charged unit, in coherency, out of engagement range of every enemy. We move the
-        unit as one body straight toward the closest target as far as that stays legal."""
-        models = prob.models
-        if not models:
-            return []
-        r = world.rules
-        # direction from the unit's closest model to the closest target point
-        best = None
-        for m in models:
-            for t in prob.tmodels[0]:
-                d = float(sd_many(m.fp, m.xy[None], t.fp)[0])
-                if best is None or d < best[0]:
-                    best = (d, m, t)
-        assert best is not None
-        _, m0, t0 = best
-        v = t0.xy - m0.xy
-        if np.linalg.norm(v) == 0:
-            return []
-        v = v / np.linalg.norm(v)
-        enemy = [o for o in world.models if o.player != world.unit_player[prob.unit]]
-        others = [o for o in world.models if o.unit != prob.unit]
+        charged unit, in coherency, out of engagement range of every enemy: placed by
+        the engine every model-by-model move shares (settle.py, ``failed_charge_rules``)."""
+        from .settle import failed_charge_moves
 
-        def legal(s: float) -> bool:
-            for m in models:
-                p = m.xy + v * s
-                fp = m.fp.moved_to(p)
-                for o in others:
-                    sd = float(sd_many(fp, p[None], o.fp)[0])
-                    if o in enemy and sd <= r.er + 2e-6 and abs(m.z - o.z) <= r.er_v:
-                        return False
-                    if sd < -EPS and abs(m.z - o.z) <= 1e-9:
-                        return False
-                for f in prob.blockers:
-                    if float(sd_many(fp, p[None], f.fp)[0]) < -EPS:
-                        return False
-                if prob.field(m).cost(p[None])[0] > s + 1e-6:
-                    return False  # the straight line is blocked
-            return True
-
-        s = furthest(legal, R, 40)
-        if s <= 1e-4:
-            return []
-        out = []
-        for m in models:
-            p = m.xy + v * s
-            out.append(
-                Move(
-                    id=m.id,
-                    **{"from": [_r6(m.xy[0]), _r6(m.xy[1]), _r6(m.z)]},
-                    to=[_r6(p[0]), _r6(p[1]), _r6(m.z)],
-                    distance=_r6(s),
-                    path=[[_r6(m.xy[0]), _r6(m.xy[1])], [_r6(p[0]), _r6(p[1])]],
-                )
-            )
-        return out
+        return failed_charge_moves(world, prob.unit, list(prob.targets), R)
 
     # ---------------------------------------------------------------- ruling
     def _ruling(
