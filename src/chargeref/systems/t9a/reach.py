@@ -4,9 +4,9 @@ interval of end offsets each align angle reaches, and the tables of those interv
 An approach to the end offset ``s`` with align angle ``delta`` is fixed once both are
 known (see ``charge.py``); ``solve`` computes its moves. For a fixed align angle ``d1``
 and ``d2`` are affine in ``s`` on each piece of the contact-point rule, so each row of
-a reach table is an exact interval. The rows are sampled align angles plus the exact
-special values; the sampled rows only bracket the optima that move with the align
-angle, which ``_refined_rows`` finds with Brent's method (see docs/t9a.md).
+a reach table is an exact interval. The rows sit at constructed critical align angles
+(``_critical_deltas``: roots of trigonometric polynomials) and midway between them;
+no sampled angle decides an unobstructed optimum (see docs/t9a.md).
 """
 
 from __future__ import annotations
@@ -78,69 +78,6 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
     dist = d1 + d2 + np.radians(np.abs(theta)) * w
     return {"S": S, "D": D, "theta": theta, "d1": d1, "d2": d2, "dist": dist, "xp": xp, "ok": ok,
             "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
-
-
-class _Solve1:
-    """``solve`` for one offset and one align angle without arrays (for the root
-    finders): raw d1, raw d2, the distance, whether the wheel is at most 90 degrees,
-    and whether it is zero."""
-
-    def __init__(self, ch: Block, fr: Facing) -> None:
-        self.w, self.L = ch.width, fr.length
-        self.mx, self.my = float(fr.mid[0]), float(fr.mid[1])
-        self.tx, self.ty, self.nx, self.ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
-        self.psi, self.facing = fr.psi, ch.facing
-        r0 = math.radians(ch.facing)
-        self.f0x, self.f0y = math.cos(r0), math.sin(r0)
-        self.F0x, self.F0y = float(ch.F[0]), float(ch.F[1])
-
-    def __call__(self, s: float, D: float) -> tuple[float, float, float, bool, bool]:
-        w, L = self.w, self.L
-        xp = min(s + w / 2, L / 2) if D > 0 else max(s - w / 2, -L / 2)
-        a = math.radians(-D)
-        c, sn = math.cos(a), math.sin(a)
-        vx = s - xp
-        px, py = xp + c * vx, sn * vx
-        Fx = self.mx + px * self.tx + py * self.nx
-        Fy = self.my + px * self.ty + py * self.ny
-        theta = (self.psi - D - self.facing + 180.0) % 360.0 - 180.0
-        thok = abs(theta) <= MAX_WHEEL + 1e-9
-        theta = max(-MAX_WHEEL, min(MAX_WHEEL, theta))
-        r1 = math.radians(self.facing + theta)
-        f1x, f1y = math.cos(r1), math.sin(r1)
-        f0x, f0y = self.f0x, self.f0y
-        sg = math.copysign(w / 2, theta) if theta != 0 else 0.0
-        # l = f turned left: (-f_y, f_x)
-        Vx = Fx - self.F0x - sg * (-f0y + f1y)
-        Vy = Fy - self.F0y - sg * (f0x - f1x)
-        det = f0x * f1y - f0y * f1x
-        if abs(det) < 1e-12:
-            return Vx * f0x + Vy * f0y, 0.0, math.inf, thok, True
-        d1 = (Vx * f1y - Vy * f1x) / det
-        d2 = (f0x * Vy - f0y * Vx) / det
-        return d1, d2, max(d1, 0.0) + max(d2, 0.0) + math.radians(abs(theta)) * w, thok, False
-
-
-def _row1(sv: _Solve1, D: float, a: float, b: float) -> tuple[float, float, bool]:
-    """``_row_bounds`` for one align angle and one piece, without arrays."""
-    a1, a2, _, thok, par_a = sv(a, D)
-    b1, b2, _, _, par_b = sv(b, D)
-    if not thok or par_a or par_b:
-        return a, b, False
-    lo, hi, ok = a, b, True
-    width = b - a
-    for ga, gb in ((a1, b1), (a2, b2)):
-        m = (gb - ga) / width if width > 1e-12 else 0.0
-        if abs(m) <= 1e-15:
-            if ga < -FEAS_TOL:
-                ok = False
-            continue
-        root = a - ga / m
-        if m > 0:
-            lo = max(lo, root)
-        else:
-            hi = min(hi, root)
-    return lo, hi, ok and hi >= lo - 1e-12
 
 
 def _deltas(ch: Block, fr: Facing) -> np.ndarray:
