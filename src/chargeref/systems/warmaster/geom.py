@@ -31,13 +31,15 @@ def rect(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float)
     """Corners of a stand: front-left, rear-left, rear-right, front-right (CCW).
 
     ``w`` is the width across the front edge, ``d`` the depth along the facing."""
-    f = unit(facing_deg)
-    lft = left_of(f)
-    cc = np.asarray(c, dtype=float)
+    th = math.radians(facing_deg)
+    fx, fy = math.cos(th), math.sin(th)
+    cx, cy = float(c[0]), float(c[1])
     hd, hw = d / 2, w / 2
-    return np.array(
-        [cc + f * hd + lft * hw, cc - f * hd + lft * hw, cc - f * hd - lft * hw, cc + f * hd - lft * hw]
-    )
+    # forward (fx, fy) and left (-fy, fx), in plain floats (called very often)
+    ax, ay = fx * hd, fy * hd
+    bx, by = -fy * hw, fx * hw
+    return np.array([[cx + ax + bx, cy + ay + by], [cx - ax + bx, cy - ay + by],
+                     [cx - ax - bx, cy - ay - by], [cx + ax - bx, cy + ay - by]])
 
 
 #: edge name -> (start corner, end corner) in the ``rect`` corner order (CCW walk)
@@ -151,9 +153,9 @@ def sat_sep(A: Poly, B: Poly) -> float:
 
 def bbox_gap(A: Poly, B: Poly) -> float:
     """A lower bound on the distance between two point sets (axis-aligned boxes)."""
-    dx = max(float(A[:, 0].min() - B[:, 0].max()), float(B[:, 0].min() - A[:, 0].max()))
-    dy = max(float(A[:, 1].min() - B[:, 1].max()), float(B[:, 1].min() - A[:, 1].max()))
-    return max(dx, dy)
+    alo, ahi = A.min(axis=0), A.max(axis=0)
+    blo, bhi = B.min(axis=0), B.max(axis=0)
+    return float(max(alo[0] - bhi[0], blo[0] - ahi[0], alo[1] - bhi[1], blo[1] - ahi[1]))
 
 
 def overlaps(A: Poly, B: Poly, tol: float = TOL) -> bool:
