@@ -132,7 +132,9 @@ def best_wheel(cands: list[float], cost: Callable[[float], float], smooth_refine
 
     xs = sorted(set(cands) | {(a + b) / 2 for a, b in zip(cands, cands[1:], strict=False) if b - a > 1e-9})
     vals = [cost(x) for x in xs]
-    best = min(zip(vals, xs, strict=True), default=(math.inf, 0.0))
+    # equal costs (to 1e-9) go to the smaller wheel: no wheel beats a wheel of 1e-7
+    # degree that float noise makes a hair cheaper
+    best = min(zip(vals, xs, strict=True), key=lambda v: (round(v[0], 9), abs(v[1])), default=(math.inf, 0.0))
     for i in range(len(xs) - 1):
         a, b, fa, fb = xs[i], xs[i + 1], vals[i], vals[i + 1]
         fin_a, fin_b = math.isfinite(fa), math.isfinite(fb)
