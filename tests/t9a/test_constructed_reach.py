@@ -76,3 +76,23 @@ def test_trig_roots_are_every_real_root(a, b, c, p, q):
     fx = np.array([f(x) for x in xs])
     for i in np.nonzero(np.sign(fx[:-1]) * np.sign(fx[1:]) < 0)[0]:
         assert any(xs[i] - 1e-9 <= r <= xs[i + 1] + 1e-9 for r in roots)
+
+
+def _blocked_case(with_friend: bool):
+    units = [unit("T", 2, (60.0, 60.0), 90.0, 6, 18),
+             unit("B", 1, (65.97085501220403, 61.05282283654994), 177.59326703482097, 4, 7)]
+    if with_friend:
+        units.append(unit("A", 1, (60.784499454463635, 62.89561057567247), 242.43419236389937, 5, 5))
+    return scen(units, board=(120, 120))
+
+
+def test_a_distance_found_among_alternatives_says_what_it_proves():
+    # a friend stands where B's shortest approach would go: the distance comes from
+    # the alternatives, and the ruling gives the unobstructed least distance (the same
+    # charge with the friend taken away) as its proven lower bound
+    free = SYSTEM.needed(_blocked_case(False), ChargeRequest("B", ("T",)))
+    got = SYSTEM.needed(_blocked_case(True), ChargeRequest("B", ("T",)))
+    assert free.exact is None and free.lower_bound == free.distance
+    assert got.distance > free.distance + 0.1
+    assert got.lower_bound == pytest.approx(free.distance, abs=1e-6)
+    assert got.exact is (got.roll == free.roll)

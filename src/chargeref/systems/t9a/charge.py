@@ -304,6 +304,9 @@ class Context:
     fails: dict[str, int] = field(default_factory=dict)
     blockers: dict[str, int] = field(default_factory=dict)
     _table: ReachTable | None = None
+    #: set by ``needed_distance`` when the shortest unobstructed approach was blocked
+    #: and the alternatives decided: that unobstructed distance, a proven lower bound
+    lower_bound: float | None = None
 
     @property
     def table(self) -> ReachTable:
@@ -598,8 +601,11 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
     bad_s: dict[float, bool] = {}
     first = True
+    least: float | None = None
     while True:
         for ap in cands:
+            if first and least is None:
+                least = ap.distance  # the shortest unobstructed approach of all
             key = (round(ap.s, 9), round(ap.delta, 9))
             if key in tried:
                 continue
@@ -627,6 +633,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
             break
         first = False
         seen = 0
+        ctx.lower_bound = least
         cands = build([tb, alternative_table(ch, fr)])
     # no flush end the charger can reach by itself: a charge that needs the charged
     # unit to turn is measured to the contact
