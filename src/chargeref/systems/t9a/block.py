@@ -141,8 +141,15 @@ class Block:
 
     # ------------------------------------------------------------------ poses
     def at(self, front: np.ndarray | tuple[float, float], facing: float) -> Block:
-        fr = (float(front[0]), float(front[1]))
-        return replace(self, front=fr, facing=float(facing) % 360.0)
+        """The same unit at another pose (what ``dataclasses.replace`` would give:
+        every field kept, a fresh cache; built directly as it is called very often)."""
+        new = object.__new__(Block)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d["front"] = (float(front[0]), float(front[1]))
+        d["facing"] = float(facing) % 360.0
+        d["_cache"] = {}
+        return new
 
     def turned(self, pivot: np.ndarray, deg: float) -> Block:
         R = rot2(math.radians(deg))

@@ -45,11 +45,11 @@ from .contact import engaged_with, unit_contact
 from .geom import first_contact_turn, gap, near, wrap_deg
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
-    DELTA_STEP,
     FEAS_TOL,
     MAX_WHEEL,
     ReachTable,
     _straight_offsets,
+    alternative_table,
     contact_range,
     reach_table,
     solve,
@@ -210,14 +210,19 @@ def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Appr
     return list(_iter_approaches(ch, fr, r))
 
 
-def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
+def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None,
+               alternatives: bool = False) -> list[Approach]:
     """Every approach (no obstacles considered) that ends flush at offset s, shortest
-    first."""
+    first: at the constructed align angles, and with ``alternatives`` also at the
+    angles of ``reach.alternative_table`` (for when those are blocked)."""
     if ch.round:
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
-    D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+    parts = [np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]
+    if alternatives:
+        parts.append(alternative_table(ch, fr).deltas_at(s))
+    D = np.unique(np.concatenate(parts))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
 
@@ -234,6 +239,9 @@ def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]
     union = table.union() if table is not None else [(lo, hi)]
     for a, b in union:
         crit |= {a, b}
+    if table is not None:
+        # the offsets a charger reaches without wheeling (straight on, then the align)
+        crit |= {float(a) for a, b in zip(table.A, table.B, strict=True) if b - a <= 1e-12}
 
     def inside(s: float) -> bool:
         return any(a - 1e-9 <= s <= b + 1e-9 for a, b in union)
@@ -296,6 +304,9 @@ class Context:
     fails: dict[str, int] = field(default_factory=dict)
     blockers: dict[str, int] = field(default_factory=dict)
     _table: ReachTable | None = None
+    #: set by ``needed_distance`` when the shortest unobstructed approach was blocked
+    #: and the alternatives decided: that unobstructed distance, a proven lower bound
+    lower_bound: float | None = None
 
     @property
     def table(self) -> ReachTable:
@@ -390,11 +401,26 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
 
 
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
+    """The shortest clear approach to offset s: the constructed approaches first;
+    only when every one of them is blocked, the alternatives as well."""
     aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
     if not aps:
         ctx.note("unreachable")
         return None
+    tried: set[float] = set()
     for ap in aps[:limit]:
+        tried.add(round(ap.delta, 9))
+        steps, res = _clear_approach(ctx, ap)
+        if res is None:
+            return ap, steps
+        if res.what == "imprecise":
+            continue
+        ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
+    if ctx.charger.round:
+        return None
+    more = [ap for ap in approaches(ctx.charger, ctx.fr, s, ctx.table, alternatives=True)
+            if round(ap.delta, 9) not in tried]
+    for ap in more[:limit]:
         steps, res = _clear_approach(ctx, ap)
         if res is None:
             return ap, steps
@@ -473,7 +499,7 @@ def _rotation_plan(ctx: Context, entries: list[Entry]) -> Placement | None:
     best: tuple[tuple[float, int, float], Placement] | None = None
     t_obst = world.obstacles(tgt, targets={ch.id}, spacing=world.charge_spacing())
     for e in sorted(entries, key=lambda e: -e.models):
-        for ap in approaches(ch, ctx.fr, e.s, ctx.table)[:30]:
+        for ap in approaches(ch, ctx.fr, e.s, ctx.table, alternatives=True)[:30]:
             if ap.delta == 0 or ap.pivot is None:
                 continue
             pre = ap.pre_steps()
@@ -558,35 +584,57 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         cands = sorted(cands, key=lambda a: a.distance)
     else:
         co = np.asarray(candidate_offsets(ch, fr, prof, tb))
-        Ss = [tb.A, tb.B]
-        Ds = [tb.D, tb.D]
-        for s in co:
-            dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL)), tb.deltas_at(float(s))]))
-            Ss.append(np.full(len(dd), s))
-            Ds.append(dd)
-        cands = _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
+
+        def build(tables: list[ReachTable]) -> Iterator[Approach]:
+            Ss = [x for t in tables for x in (t.A, t.B)]
+            Ds = [x for t in tables for x in (t.D, t.D)]
+            for s in co:
+                dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL))]
+                                              + [t.deltas_at(float(s)) for t in tables]))
+                Ss.append(np.full(len(dd), s))
+                Ds.append(dd)
+            return _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
+
+        cands = build([tb])
     seen = 0
     tried: set[tuple[float, float]] = set()
     others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
     bad_s: dict[float, bool] = {}
-    for ap in cands:
-        key = (round(ap.s, 9), round(ap.delta, 9))
-        if key in tried:
-            continue
-        tried.add(key)
-        ks = round(ap.s, 9)
-        if ks not in bad_s:
-            fin = ch.at(fr.pt(ap.s), fr.psi)
-            bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
-                         or gap(fin.shape(), ctx.target.shape()) < -TOL)
-        if bad_s[ks]:
-            continue
-        steps, res = _clear_approach(ctx, ap)
-        seen += 1
-        if res is None:
-            return ap.distance, ap, steps
-        if seen > 400:
+    first = True
+    least: float | None = None
+    while True:
+        for ap in cands:
+            if first and least is None:
+                least = ap.distance  # the shortest unobstructed approach of all
+            key = (round(ap.s, 9), round(ap.delta, 9))
+            if key in tried:
+                continue
+            tried.add(key)
+            ks = round(ap.s, 9)
+            if ks not in bad_s:
+                fin = ch.at(fr.pt(ap.s), fr.psi)
+                bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
+                             or gap(fin.shape(), ctx.target.shape()) < -TOL)
+            if bad_s[ks]:
+                seen += 1  # its end is blocked: the alternatives are needed
+                continue
+            steps, res = _clear_approach(ctx, ap)
+            seen += 1
+            if res is None and (seen == 1 or not first or ch.round):
+                return ap.distance, ap, steps
+            if res is None:
+                # the shortest constructed approach is blocked: the alternatives may
+                # hold a shorter clear one than the next constructed one
+                tried.discard(key)
+                break
+            if seen > 400:
+                break
+        if not first or ch.round:
             break
+        first = False
+        seen = 0
+        ctx.lower_bound = least
+        cands = build([tb, alternative_table(ch, fr)])
     # no flush end the charger can reach by itself: a charge that needs the charged
     # unit to turn is measured to the contact
     pl = plan(ctx)

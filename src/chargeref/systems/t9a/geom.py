@@ -208,7 +208,60 @@ def _vert_edge(V: np.ndarray, W: np.ndarray, E: np.ndarray) -> float:
 
 
 def poly_gap(P: np.ndarray, Q: np.ndarray) -> float:
-    """Signed distance between convex polygons: the gap, or minus the penetration."""
+    """Signed distance between convex polygons: the gap, or minus the penetration.
+    Small polygons (units' rectangles) take the same steps in plain floats, which is
+    several times faster than numpy for a handful of vertices."""
+    if len(P) <= 8 and len(Q) <= 8:
+        return _poly_gap_small(P.tolist(), Q.tolist())
+    return _poly_gap_np(P, Q)
+
+
+def _poly_gap_small(P: list[list[float]], Q: list[list[float]]) -> float:
+    axes = []
+    for V in (P, Q):
+        n = len(V)
+        for i in range(n):
+            x0, y0 = V[i]
+            x1, y1 = V[(i + 1) % n]
+            ex, ey = x1 - x0, y1 - y0
+            ln = math.hypot(ex, ey)
+            if ln > 0:
+                axes.append((ey / ln, -ex / ln))
+    best = -math.inf
+    for ax, ay in axes:
+        pp = [x * ax + y * ay for x, y in P]
+        qq = [x * ax + y * ay for x, y in Q]
+        sep = max(min(qq) - max(pp), min(pp) - max(qq))
+        if sep > best:
+            best = sep
+    if best < 0:
+        return best
+    return math.sqrt(min(_vert_edge2(P, Q), _vert_edge2(Q, P)))
+
+
+def _vert_edge2(V: list[list[float]], W: list[list[float]]) -> float:
+    """Least squared distance from the vertices V to the edges of W."""
+    best = math.inf
+    m = len(W)
+    for i in range(m):
+        ax, ay = W[i]
+        bx, by = W[(i + 1) % m]
+        ex, ey = bx - ax, by - ay
+        L2 = ex * ex + ey * ey
+        if L2 == 0:
+            L2 = 1.0
+        for px, py in V:
+            dx, dy = px - ax, py - ay
+            t = (dx * ex + dy * ey) / L2
+            t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+            qx, qy = dx - t * ex, dy - t * ey
+            d = qx * qx + qy * qy
+            if d < best:
+                best = d
+    return best
+
+
+def _poly_gap_np(P: np.ndarray, Q: np.ndarray) -> float:
     eP, eQ = _edges(P), _edges(Q)
     e = np.concatenate([eP, eQ])
     axes = np.stack([e[:, 1], -e[:, 0]], axis=-1)

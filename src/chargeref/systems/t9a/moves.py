@@ -12,6 +12,7 @@ import numpy as np
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
+from .flee_wheel import best_wheel, critical_wheels
 from .geom import (
     Shape,
     gap,
@@ -309,9 +310,9 @@ class Reach:
 def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach | None:
     """Seed 001, Charging a Fleeing Unit: the charger's front may touch any facing; no
     align. The shortest move (forward, one wheel of at most 90 degrees, forward)
-    whose front edge makes the contact: the wheel is bracketed every degree and
-    refined by Brent's method (to 1e-9 degree), first wheeling at once, then (if
-    that finds nothing) after moving forward first."""
+    whose front edge makes the contact: the wheel is chosen among constructed
+    candidate angles (``flee_wheel``), first wheeling at once, then (if that finds
+    nothing) after moving forward first."""
     obst = world.obstacles(ch, targets={fleer.id}, spacing=world.charge_spacing())
     fsh = fleer.shape()
 
@@ -343,30 +344,15 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
             return None
         return Reach(steps, cost0 + k, theta)
 
-    def search(d1: float, grid: list[float]) -> Reach | None:
-        best: Reach | None = None
-        for t in grid:
-            r = attempt(t, d1)
-            if r is not None and (best is None or r.distance < best.distance):
-                best = r
-        return best
-
     if ch.round:
         return attempt(0.0)
-    best = search(0.0, [float(t) for t in range(-90, 91)])
-    if best is None:
-        for d1 in np.linspace(0.5, max(1.0, kmax / 2), 12):
-            r = search(float(d1), [float(t) for t in range(-90, 91, 5)])
-            if r is not None and (best is None or r.distance < best.distance):
-                best = r
-                break
-    if best is not None:
-        # the sampled wheels only bracket: the distance is smooth in the wheel, so the
-        # best one on either side of the sampled best is found by Brent's method
-        from scipy.optimize import minimize_scalar
+    reach_r = kmax + ch.depth + ch.width
+    near_obst = [(o.shape, o.min_gap) for o in obst if o.uid != fleer.id
+                 and gap(o.shape, ch.shape()) <= reach_r + o.min_gap]
+    smooth = fsh.kind != "poly"
 
-        d1 = best.steps[0].amount if best.steps and best.steps[0].kind == "forward" and len(best.steps) > 1 else 0.0
-        t0 = best.wheel
+    def search(d1: float) -> Reach | None:
+        b0 = ch.forward(d1) if d1 else ch
         found: dict[float, Reach | None] = {}
 
         def cost(t: float) -> float:
@@ -375,14 +361,20 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
             r = found[t]
             return math.inf if r is None else r.distance
 
-        for lo, hi in ((max(-90.0, t0 - 1.0), t0), (t0, min(90.0, t0 + 1.0))):
-            if hi - lo <= 1e-12:
-                continue
-            res = minimize_scalar(lambda t: min(cost(t), 1e9), bounds=(lo, hi), method="bounded",
-                                  options={"xatol": 1e-9, "maxiter": 100})
-            r = found.get(float(res.x))
-            if r is not None and r.distance < best.distance:
-                best = r
+        cands = {0.0}
+        for sign in (1, -1):
+            cands |= set(critical_wheels(b0, sign, fsh, near_obst))
+        t, c = best_wheel(sorted(cands), cost, smooth)
+        return found.get(t) if math.isfinite(c) else None
+
+    best = search(0.0)
+    if best is None:
+        # wheeling at once reaches nothing: try moving forward first (these forward
+        # distances are sampled; the wheel at each is constructed as above)
+        for d1 in np.linspace(0.5, max(1.0, kmax / 2), 12):
+            best = search(float(d1))
+            if best is not None:
+                break
     return best
 
 

@@ -4,15 +4,15 @@ interval of end offsets each align angle reaches, and the tables of those interv
 An approach to the end offset ``s`` with align angle ``delta`` is fixed once both are
 known (see ``charge.py``); ``solve`` computes its moves. For a fixed align angle ``d1``
 and ``d2`` are affine in ``s`` on each piece of the contact-point rule, so each row of
-a reach table is an exact interval. The rows are sampled align angles plus the exact
-special values; the sampled rows only bracket the optima that move with the align
-angle, which ``_refined_rows`` finds with Brent's method (see docs/t9a.md).
+a reach table is an exact interval. The rows sit at constructed critical align angles
+(``_critical_deltas``: roots of trigonometric polynomials) and midway between them;
+no sampled angle decides an unobstructed optimum (see docs/t9a.md).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -80,75 +80,9 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
             "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
 
 
-class _Solve1:
-    """``solve`` for one offset and one align angle without arrays (for the root
-    finders): raw d1, raw d2, the distance, whether the wheel is at most 90 degrees,
-    and whether it is zero."""
-
-    def __init__(self, ch: Block, fr: Facing) -> None:
-        self.w, self.L = ch.width, fr.length
-        self.mx, self.my = float(fr.mid[0]), float(fr.mid[1])
-        self.tx, self.ty, self.nx, self.ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
-        self.psi, self.facing = fr.psi, ch.facing
-        r0 = math.radians(ch.facing)
-        self.f0x, self.f0y = math.cos(r0), math.sin(r0)
-        self.F0x, self.F0y = float(ch.F[0]), float(ch.F[1])
-
-    def __call__(self, s: float, D: float) -> tuple[float, float, float, bool, bool]:
-        w, L = self.w, self.L
-        xp = min(s + w / 2, L / 2) if D > 0 else max(s - w / 2, -L / 2)
-        a = math.radians(-D)
-        c, sn = math.cos(a), math.sin(a)
-        vx = s - xp
-        px, py = xp + c * vx, sn * vx
-        Fx = self.mx + px * self.tx + py * self.nx
-        Fy = self.my + px * self.ty + py * self.ny
-        theta = (self.psi - D - self.facing + 180.0) % 360.0 - 180.0
-        thok = abs(theta) <= MAX_WHEEL + 1e-9
-        theta = max(-MAX_WHEEL, min(MAX_WHEEL, theta))
-        r1 = math.radians(self.facing + theta)
-        f1x, f1y = math.cos(r1), math.sin(r1)
-        f0x, f0y = self.f0x, self.f0y
-        sg = math.copysign(w / 2, theta) if theta != 0 else 0.0
-        # l = f turned left: (-f_y, f_x)
-        Vx = Fx - self.F0x - sg * (-f0y + f1y)
-        Vy = Fy - self.F0y - sg * (f0x - f1x)
-        det = f0x * f1y - f0y * f1x
-        if abs(det) < 1e-12:
-            return Vx * f0x + Vy * f0y, 0.0, math.inf, thok, True
-        d1 = (Vx * f1y - Vy * f1x) / det
-        d2 = (f0x * Vy - f0y * Vx) / det
-        return d1, d2, max(d1, 0.0) + max(d2, 0.0) + math.radians(abs(theta)) * w, thok, False
-
-
-def _row1(sv: _Solve1, D: float, a: float, b: float) -> tuple[float, float, bool]:
-    """``_row_bounds`` for one align angle and one piece, without arrays."""
-    a1, a2, _, thok, par_a = sv(a, D)
-    b1, b2, _, _, par_b = sv(b, D)
-    if not thok or par_a or par_b:
-        return a, b, False
-    lo, hi, ok = a, b, True
-    width = b - a
-    for ga, gb in ((a1, b1), (a2, b2)):
-        m = (gb - ga) / width if width > 1e-12 else 0.0
-        if abs(m) <= 1e-15:
-            if ga < -FEAS_TOL:
-                ok = False
-            continue
-        root = a - ga / m
-        if m > 0:
-            lo = max(lo, root)
-        else:
-            hi = min(hi, root)
-    return lo, hi, ok and hi >= lo - 1e-12
-
-
-DELTA_STEP = 0.5
-
-
 def _deltas(ch: Block, fr: Facing) -> np.ndarray:
-    """Align angles tried: every half degree, plus the exact special values (no
-    align, no wheel at all, a wheel of exactly 90 degrees)."""
+    """The special align angles: no align, no wheel at all, a wheel of exactly 90
+    degrees, the largest align."""
     base = wrap_deg(fr.psi - ch.facing)
     ds = {0.0}
     if 0 < abs(base) <= 90:
@@ -158,9 +92,135 @@ def _deltas(ch: Block, fr: Facing) -> np.ndarray:
         if 0 < abs(d) <= 90:
             ds.add(max(-MAX_ALIGN, min(MAX_ALIGN, d)))  # a wheel of exactly 90 degrees, then the align
     ds |= {MAX_ALIGN, -MAX_ALIGN}  # the largest align
-    grid = np.arange(DELTA_STEP, 90.0, DELTA_STEP)
-    ds |= {float(g) for g in grid} | {-float(g) for g in grid}
     return np.asarray(sorted(ds, key=abs), dtype=float)
+
+
+#: a critical align angle this close (degrees) to a special one is taken as it
+SNAP_DEG = 1e-5
+
+#: the spacing (degrees) of the align angles tried as alternatives when every
+#: constructed approach to an end is blocked by something in the way (see
+#: ``alternative_table``)
+ALT_STEP = 0.5
+
+_ALT_CACHE: dict[tuple[float, ...], ReachTable] = {}
+
+
+def alternative_table(ch: Block, fr: Facing) -> ReachTable:
+    """Rows every ``ALT_STEP`` degrees of align angle. Only consulted when the
+    approaches at the constructed angles are blocked by units or terrain (the
+    constructed angles are where the unobstructed optimum lies; where obstacles cut
+    it off, the blocked optimum's boundary is not constructed, and these rows are the
+    alternatives tried: such a ruling is not proven least - see docs/t9a.md)."""
+    key = _key(ch, fr)
+    tb = _ALT_CACHE.get(key)
+    if tb is None:
+        if len(_ALT_CACHE) > 256:
+            _ALT_CACHE.clear()
+        grid = np.arange(ALT_STEP, 90.0, ALT_STEP)
+        Ds, As, Bs = [], [], []
+        for sign in (1, -1):
+            for (pa, pb), _ in _pieces_rules(ch, fr, sign):
+                if pb < pa - 1e-12:
+                    continue
+                D = sign * grid
+                lo_s, hi_s, valid, _, _ = _row_bounds(ch, fr, D, np.full(len(D), pa), np.full(len(D), max(pa, pb)))
+                Ds.append(D[valid])
+                As.append(lo_s[valid])
+                Bs.append(np.maximum(lo_s[valid], hi_s[valid]))
+        tb = _ALT_CACHE[key] = ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
+    return tb
+
+
+def _region_ends(ch: Block, fr: Facing, sign: int) -> list[float]:
+    """The align angles (degrees, of one sign) where the wheel changes sign, wraps
+    round, or reaches 90 degrees, and the ends of the sign's range: between two
+    neighbours the wheel is a smooth function of the align angle."""
+    base = wrap_deg(fr.psi - ch.facing)
+    lo, hi = (1e-9, MAX_ALIGN) if sign > 0 else (-MAX_ALIGN, -1e-9)
+    out = {lo, hi}
+    for th in (0.0, MAX_WHEEL, -MAX_WHEEL, 180.0):
+        for k in (-360.0, 0.0, 360.0):
+            d = base - th + k
+            if lo < d < hi:
+                out.add(d)
+    return sorted(out)
+
+
+def _critical_deltas(ch: Block, fr: Facing, sign: int, alpha: float, beta: float, a_s: float,
+                     b_s: float) -> list[float]:
+    """Every align angle (degrees, of one sign) at which a reach-table row can be
+    extreme, for the piece ``[a_s, b_s]`` of offsets on which the contact point's offset is
+    ``alpha s + beta``.
+
+    For a fixed align angle the end offsets where ``d1 = 0`` and ``d2 = 0`` are
+    quotients ``p / q`` of trigonometric polynomials in the align angle (``TP``), and
+    so is the distance at such an end (plus ``width |theta|``, linear in the angle).
+    A row's interval ends are the greatest lower / least upper of those roots and
+    the piece's ends, so each objective (the least and the greatest reachable
+    offset, the distance at either end, the interval's width) is smooth between the
+    angles where two candidate ends cross or a root's slope changes sign, and
+    extreme there or where its derivative vanishes. All of those are real roots of
+    trigonometric polynomials, found exactly; the region ends come from
+    ``_region_ends``."""
+    from .trigpoly import TP
+
+    w = ch.width
+    C, S = TP.cos(), TP.sin()
+    mx, my = float(fr.mid[0]), float(fr.mid[1])
+    tx, ty, nx, ny = (float(v) for v in (fr.t[0], fr.t[1], fr.n[0], fr.n[1]))
+    r0 = math.radians(ch.facing)
+    f0x, f0y = math.cos(r0), math.sin(r0)
+    l0x, l0y = -f0y, f0x
+    F0x, F0y = float(ch.F[0]), float(ch.F[1])
+    psi = math.radians(fr.psi)
+    cp, sp = math.cos(psi), math.sin(psi)
+    # the contact point xp = alpha s + beta; vx = s - xp (see ``solve``)
+    vx0, vx1 = -beta, 1.0 - alpha
+    # pre-align front middle along the facing: px = xp + cos(delta) vx, py = -sin(delta) vx
+    px0, px1 = beta + C * vx0, alpha + C * vx1
+    py0, py1 = -(S * vx0), -(S * vx1)
+    Fx0 = mx + px0 * tx + py0 * nx
+    Fx1 = px1 * tx + py1 * nx
+    Fy0 = my + px0 * ty + py0 * ny
+    Fy1 = px1 * ty + py1 * ny
+    # the heading after the wheel is psi - delta
+    f1x = cp * C + sp * S
+    f1y = sp * C - cp * S
+    det = f1y * f0x - f1x * f0y
+    ends = _region_ends(ch, fr, sign)
+    out: set[float] = set(ends)
+    for lo_d, hi_d in zip(ends, ends[1:], strict=False):
+        mid = (lo_d + hi_d) / 2
+        th_mid = wrap_deg(fr.psi - mid - ch.facing)
+        if abs(th_mid) > MAX_WHEEL + 1e-9:
+            continue
+        sg = math.copysign(w / 2, th_mid)
+        Vx0 = Fx0 - F0x - sg * (f1y + l0x)
+        Vy0 = Fy0 - F0y - sg * (l0y - f1x)
+        Vx1, Vy1 = Fx1, Fy1
+        n10 = Vx0 * f1y - Vy0 * f1x
+        n11 = Vx1 * f1y - Vy1 * f1x
+        n20 = Vy0 * f0x - Vx0 * f0y
+        n21 = Vy1 * f0x - Vx1 * f0y
+        N0, N1 = n10 + n20, n11 + n21
+        ends_s = [(-n10, n11), (-n20, n21)]
+        # the piece's own ends as candidate ends: s = a or b (q = 1)
+        ends_s += [(TP.const(a_s), TP.const(1.0)), (TP.const(b_s), TP.const(1.0))]
+        eqs: list[TP] = [n11, n21]  # a root's slope in s changes sign
+        sgn_w = w * (1 if th_mid > 0 else -1)
+        for i, (p, q) in enumerate(ends_s):
+            if i < 2:
+                eqs.append(p.d() * q - p * q.d())  # a root end is extreme
+            U, V = N0 * q + N1 * p, det * q
+            eqs.append(U.d() * V - U * V.d() - sgn_w * V * V)  # the distance there is stationary
+            for p2, q2 in ends_s[i + 1:]:
+                eqs.append(p * q2 - p2 * q)  # two candidate ends cross
+        lo_r, hi_r = math.radians(lo_d), math.radians(hi_d)
+        for g in eqs:
+            for x in g.roots(lo_r, hi_r):
+                out.add(math.degrees(x))
+    return sorted(out)
 
 
 @dataclass
@@ -171,9 +231,11 @@ class ReachTable:
     D: np.ndarray
     A: np.ndarray
     B: np.ndarray
+    #: offsets reached by a continuous run of align angles (see ``_reach_table``)
+    spans: list[tuple[float, float]] = field(default_factory=list)
 
     def union(self) -> list[tuple[float, float]]:
-        iv = sorted(zip(self.A.tolist(), self.B.tolist(), strict=True))
+        iv = sorted(list(zip(self.A.tolist(), self.B.tolist(), strict=True)) + list(self.spans))
         out: list[tuple[float, float]] = []
         for a, b in iv:
             if out and a <= out[-1][1] + 1e-9:
@@ -193,11 +255,15 @@ class ReachTable:
 _REACH_CACHE: dict[tuple[float, ...], ReachTable] = {}
 
 
+def _key(ch: Block, fr: Facing) -> tuple[float, ...]:
+    return (ch.front[0], ch.front[1], ch.facing, ch.width, float(ch.round), float(fr.mid[0]), float(fr.mid[1]),
+            float(fr.n[0]), float(fr.n[1]), fr.length)
+
+
 def reach_table(ch: Block, fr: Facing) -> ReachTable:
     """The reach table of a charger against a facing (cached: it depends only on the
     charger's pose and width and on the facing)."""
-    key = (ch.front[0], ch.front[1], ch.facing, ch.width, float(ch.round), float(fr.mid[0]), float(fr.mid[1]),
-           float(fr.n[0]), float(fr.n[1]), fr.length)
+    key = _key(ch, fr)
     tb = _REACH_CACHE.get(key)
     if tb is None:
         if len(_REACH_CACHE) > 256:
@@ -209,139 +275,78 @@ def reach_table(ch: Block, fr: Facing) -> ReachTable:
 def _pieces(ch: Block, fr: Facing, delta: float) -> list[tuple[float, float]]:
     """The offset pieces of an align angle on which the contact point follows one
     rule (the charger's corner, or the facing's end)."""
+    return [ab for ab, _ in _pieces_rules(ch, fr, 1 if delta > 0 else -1 if delta < 0 else 0)]
+
+
+def _pieces_rules(ch: Block, fr: Facing, sign: int) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The pieces of one sign of align angle with their contact-point rule: the
+    contact point's offset is ``alpha s + beta`` on the piece ``(a, b)``."""
     lo, hi = contact_range(ch, fr)
     w, L = ch.width, fr.length
     bpos, bneg = L / 2 - w / 2, -L / 2 + w / 2
-    if delta == 0:
-        return [(lo, hi)]
-    if delta > 0:
-        return [(lo, min(bpos, hi)), (max(bpos, lo), hi)]
-    return [(max(bneg, lo), hi), (lo, min(bneg, hi))]
+    if sign == 0:
+        return [((lo, hi), (1.0, 0.0))]
+    if sign > 0:
+        return [((lo, min(bpos, hi)), (1.0, w / 2)), ((max(bpos, lo), hi), (0.0, L / 2))]
+    return [((max(bneg, lo), hi), (1.0, -w / 2)), ((lo, min(bneg, hi)), (0.0, -L / 2))]
 
 
 def _reach_table(ch: Block, fr: Facing) -> ReachTable:
+    """Rows at every critical align angle of each piece (``_critical_deltas``) and
+    midway between neighbouring ones; each row's interval is exact. Between two
+    neighbouring critical angles a row's interval moves continuously and never
+    empties or appears, so a run of rows that all have one reaches every offset
+    between the least and the greatest of them (a *span*)."""
     lo, hi = contact_range(ch, fr)
     if ch.round:
         return ReachTable(np.zeros(1), np.array([lo]), np.array([hi]))
-    rows: list[tuple[float, float, float]] = []
-    for delta in _deltas(ch, fr):
-        rows += [(float(delta), a, b) for a, b in _pieces(ch, fr, float(delta))]
-    R = np.asarray([r for r in rows if r[2] >= r[1] - 1e-12])
-    D, a, b = R[:, 0], R[:, 1], np.maximum(R[:, 1], R[:, 2])
-    lo_s, hi_s, valid, par, thok = _row_bounds(ch, fr, D, a, b)
-    Ds, As, Bs = [D[valid]], [lo_s[valid]], [np.maximum(lo_s[valid], hi_s[valid])]
-    # no wheel at all (straight on, then the align): one offset per piece
-    for i in np.nonzero(par & thok)[0]:
-        for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
-            Ds.append(np.array([D[i]]))
-            As.append(np.array([s]))
-            Bs.append(np.array([s]))
-    # the sampled rows only bracket: the extreme reachable offsets and the shortest
-    # approaches at an end of a row's interval (d1 = 0 or d2 = 0) move smoothly with
-    # the align angle, so each bracketed optimum is refined by Brent's method
-    for d, x, y in _refined_rows(ch, fr, D, a, b, lo_s, hi_s, valid):
-        Ds.append(np.array([d]))
-        As.append(np.array([x]))
-        Bs.append(np.array([y]))
-    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
-
-
-#: Brent's method stops when the align angle is known to this (degrees); the distance
-#: is then within about 1e-8 of an inch of the optimum (far closer where it is smooth)
-REFINE_XTOL = 1e-7
-#: see ``_refined_rows`` (a fraction of the charger's width)
-REFINE_MARGIN = 0.05
-
-
-def _refined_rows(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.ndarray, lo_s: np.ndarray,
-                  hi_s: np.ndarray, valid: np.ndarray) -> list[tuple[float, float, float]]:
-    """Rows ``(delta, lo, hi)`` at the align angles that refine, between neighbouring
-    sampled rows of one piece: where a piece's interval closes (a root of
-    ``hi - lo``, by Brent's root finder), and the least and greatest reachable offset
-    and the shortest approach at either end of the interval (Brent's minimiser)."""
-    from scipy.optimize import brentq, minimize_scalar
-
-    out: list[tuple[float, float, float]] = []
-    groups: dict[tuple[int, int], list[int]] = {}
-    for i in range(len(D)):
-        if D[i] == 0:
-            continue
-        sg = 1 if D[i] > 0 else -1
-        piece = 0 if (a[i], b[i]) == _pieces(ch, fr, float(D[i]))[0] else 1
-        groups.setdefault((sg, piece), []).append(i)
-
-    sv = _Solve1(ch, fr)
-
-    def cost(d: float, x: float) -> float:
-        return sv(x, d)[2]
-
-    sampled = (lo_s, -hi_s, solve(ch, fr, lo_s, D)["dist"], solve(ch, fr, np.maximum(lo_s, hi_s), D)["dist"])
-    # a shortest approach is only refined where its sampled distance is near the best
-    # sampled one: sampling every DELTA_STEP degrees is off by at most the outer
-    # corner's arc over that step (width x 0.0087), far inside this margin
-    costs = np.where(valid, np.minimum(sampled[2], sampled[3]), np.inf)
-    near_best = (float(np.min(costs)) if len(costs) else math.inf) + REFINE_MARGIN * ch.width
-    # likewise the reachable offsets' outer ends: near the least / greatest sampled one
-    ends = (np.where(valid, lo_s, np.inf), np.where(valid, -hi_s, np.inf))
-    near_end = [(float(np.min(e)) if len(e) else math.inf) + REFINE_MARGIN * ch.width for e in ends]
-
-    for idx in groups.values():
-        idx = sorted(idx, key=lambda i: D[i])
-        pa, pb = float(a[idx[0]]), float(b[idx[0]])
-
-        def row(d: float, pa: float = pa, pb: float = pb) -> tuple[float, float, bool]:
-            return _row1(sv, d, pa, pb)
-
-        ds = [float(D[i]) for i in idx]
-        ok = [bool(valid[i]) for i in idx]
-        # where the interval of a piece closes between a row that has one and a row
-        # that has none: a vertex of the reachable region
-        for j in range(len(idx) - 1):
-            if ok[j] == ok[j + 1]:
+    special = _deltas(ch, fr)
+    groups: list[tuple[np.ndarray, float, float]] = [(np.zeros(1), lo, hi)]
+    for sign in (1, -1):
+        for (pa, pb), (alpha, beta) in _pieces_rules(ch, fr, sign):
+            if pb < pa - 1e-12:
                 continue
-
-            def width(d: float, row=row) -> float:  # type: ignore[no-untyped-def]
-                x, y, _ = row(d)
-                return y - x
-
-            wa, wb = width(ds[j]), width(ds[j + 1])
-            if wa * wb < 0:
-                d = float(brentq(width, ds[j], ds[j + 1], xtol=1e-13))
-                x, y, _ = row(d)
-                if y >= x - 1e-9:
-                    out.append((d, x, max(x, y)))
-        objectives = (
-            lambda d, row=row: row(d)[0],
-            lambda d, row=row: -row(d)[1],
-            lambda d, row=row: cost(d, row(d)[0]),
-            lambda d, row=row: cost(d, row(d)[1]),
-        )
-        for k, (fn, sam) in enumerate(zip(objectives, sampled, strict=True)):
-            vals = [float(sam[i]) if ok[j] else math.inf for j, i in enumerate(idx)]
-            minima = []
-            for j in range(len(idx)):
-                if not ok[j]:
-                    continue
-                left = vals[j - 1] if j > 0 else math.inf
-                right = vals[j + 1] if j + 1 < len(idx) else math.inf
-                if vals[j] > left or vals[j] > right or (vals[j] >= left - 1e-12 and vals[j] >= right - 1e-12):
-                    continue  # not a sampled local minimum (a plateau is its own optimum)
-                if vals[j] <= (near_end[k] if k < 2 else near_best):
-                    minima.append(j)
-            # only the best sampled minimum of each piece is refined (the rest stay as
-            # sampled: alternatives for when the best is blocked)
-            for j in sorted(minima, key=lambda j: vals[j])[:1]:
-                for nb in (j - 1, j + 1):
-                    if not 0 <= nb < len(idx) or not ok[nb]:
-                        continue
-                    lo_d, hi_d = sorted((ds[j], ds[nb]))
-                    res = minimize_scalar(fn, bounds=(lo_d, hi_d), method="bounded",
-                                          options={"xatol": REFINE_XTOL, "maxiter": 200})
-                    d = float(res.x)
-                    x, y, good = row(d)
-                    if good:
-                        out.append((d, x, max(x, y)))
-    return out
+            sp = [float(d) for d in special if d * sign > 0] + _region_ends(ch, fr, sign)
+            crit = set(sp)
+            for d in _critical_deltas(ch, fr, sign, alpha, beta, pa, pb):
+                # a root within SNAP_DEG of a special angle is that angle (float noise
+                # of the root finder would otherwise leave a wheel of 1e-7 degree)
+                near = [x for x in sp if abs(x - d) <= SNAP_DEG]
+                crit.add(near[0] if near else d)
+            cs: list[float] = []
+            for d in sorted(crit):
+                if not cs or d - cs[-1] > 1e-9:
+                    cs.append(d)
+            mids = [(x + y) / 2 for x, y in zip(cs, cs[1:], strict=False)]
+            groups.append((np.asarray(sorted(set(cs) | set(mids))), pa, max(pa, pb)))
+    Ds, As, Bs = [], [], []
+    spans: list[tuple[float, float]] = []
+    for D, pa, pb in groups:
+        a = np.full(len(D), pa)
+        b = np.full(len(D), pb)
+        lo_s, hi_s, valid, par, thok = _row_bounds(ch, fr, D, a, b)
+        Ds.append(D[valid])
+        As.append(lo_s[valid])
+        Bs.append(np.maximum(lo_s[valid], hi_s[valid]))
+        iv: list[tuple[float, float] | None] = [
+            (float(lo_s[i]), float(max(lo_s[i], hi_s[i]))) if valid[i] else None for i in range(len(D))]
+        # no wheel at all (straight on, then the align): one offset per piece; it is
+        # the limit of the intervals of the align angles on either side
+        for i in np.nonzero(par & thok)[0]:
+            for s in _straight_offsets(ch, fr, float(a[i]), float(b[i]), float(D[i])):
+                Ds.append(np.array([D[i]]))
+                As.append(np.array([s]))
+                Bs.append(np.array([s]))
+                iv[i] = (s, s)
+        run: list[tuple[float, float]] = []
+        for x in iv + [None]:
+            if x is not None:
+                run.append(x)
+                continue
+            if run:
+                spans.append((min(x for x, _ in run), max(y for _, y in run)))
+                run = []
+    return ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs), spans)
 
 
 def _row_bounds(ch: Block, fr: Facing, D: np.ndarray, a: np.ndarray, b: np.ndarray

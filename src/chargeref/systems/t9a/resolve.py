@@ -149,6 +149,9 @@ class Phase:
         self.rng = random.Random(seed)
         self.seed = seed
         self.clear_charges = clear_charges
+        #: needed distance (rounded) -> the proven lower bound under it, where the
+        #: distance came from the alternatives (``charge.needed_distance``)
+        self._bounds: dict[float, float] = {}
         self.decl: list[Declared] = []
         self.panic_passed: set[str] = set()
         self.shot: set[str] = set()
@@ -310,6 +313,8 @@ class Phase:
                 return None
             return max(0.0, gap(ctx.charger.shape(), ctx.target.shape()))
         nd = needed_distance(ctx)
+        if nd is not None and ctx.lower_bound is not None:
+            self._bounds[round(nd[0], 9)] = ctx.lower_bound
         return None if nd is None else nd[0]
 
     def _blocked_path_allowed(self, w: World, ch: Block, tgt: Block, facing: str) -> bool:
@@ -549,8 +554,15 @@ class Phase:
             return Needed(distance=None, roll=None)
         need = self.ruleset.least_roll(dist, ch.advance, self.world.inch)
         need = max(need, self.ruleset.keep + mod)
-        return Needed(distance=round(dist, 9), roll=need if need <= self.ruleset.max_total + mod else None,
-                      lower_bound=round(dist, 9))
+        roll = need if need <= self.ruleset.max_total + mod else None
+        lb = self._bounds.get(round(dist, 9))
+        if lb is not None and lb < dist - 1e-9:
+            # the distance came from alternatives, not a constructed optimum: the
+            # unobstructed least distance bounds it from below; the roll is proven
+            # least only when that bound needs the same roll
+            low = max(self.ruleset.least_roll(lb, ch.advance, self.world.inch), self.ruleset.keep + mod)
+            return Needed(distance=round(dist, 9), roll=roll, lower_bound=round(lb, 9), exact=low == need)
+        return Needed(distance=round(dist, 9), roll=roll, lower_bound=round(dist, 9))
 
     # ----------------------------------------------------------------- movement
     def move_all(self) -> None:

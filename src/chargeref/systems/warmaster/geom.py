@@ -31,13 +31,15 @@ def rect(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float)
     """Corners of a stand: front-left, rear-left, rear-right, front-right (CCW).
 
     ``w`` is the width across the front edge, ``d`` the depth along the facing."""
-    f = unit(facing_deg)
-    lft = left_of(f)
-    cc = np.asarray(c, dtype=float)
+    th = math.radians(facing_deg)
+    fx, fy = math.cos(th), math.sin(th)
+    cx, cy = float(c[0]), float(c[1])
     hd, hw = d / 2, w / 2
-    return np.array(
-        [cc + f * hd + lft * hw, cc - f * hd + lft * hw, cc - f * hd - lft * hw, cc + f * hd - lft * hw]
-    )
+    # forward (fx, fy) and left (-fy, fx), in plain floats (called very often)
+    ax, ay = fx * hd, fy * hd
+    bx, by = -fy * hw, fx * hw
+    return np.array([[cx + ax + bx, cy + ay + by], [cx - ax + bx, cy - ay + by],
+                     [cx - ax - bx, cy - ay - by], [cx + ax - bx, cy + ay - by]])
 
 
 #: edge name -> (start corner, end corner) in the ``rect`` corner order (CCW walk)
@@ -73,8 +75,25 @@ def hull(points: np.ndarray) -> Poly:
     return np.array(lower[:-1] + upper[:-1])
 
 
+_NORMALS: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _normals(P: Poly) -> tuple[np.ndarray, np.ndarray]:
-    """Outward unit normals of a CCW polygon's edges and the support value of each."""
+    """Outward unit normals of a CCW polygon's edges and the support value of each
+    (remembered by the polygon's exact coordinates: stands and terrain are tested
+    again and again during one charge)."""
+    key = P.tobytes() + bytes([len(P)])
+    hit = _NORMALS.get(key)
+    if hit is None:
+        if len(_NORMALS) > 4096:
+            _NORMALS.clear()
+        hit = _NORMALS[key] = _normals_of(np.asarray(P, dtype=float))
+        hit[0].flags.writeable = False
+        hit[1].flags.writeable = False
+    return hit
+
+
+def _normals_of(P: Poly) -> tuple[np.ndarray, np.ndarray]:
     if len(P) == 2:
         e = P[1] - P[0]
         n = np.array([e[1], -e[0]]) / np.linalg.norm(e)
@@ -134,9 +153,9 @@ def sat_sep(A: Poly, B: Poly) -> float:
 
 def bbox_gap(A: Poly, B: Poly) -> float:
     """A lower bound on the distance between two point sets (axis-aligned boxes)."""
-    dx = max(float(A[:, 0].min() - B[:, 0].max()), float(B[:, 0].min() - A[:, 0].max()))
-    dy = max(float(A[:, 1].min() - B[:, 1].max()), float(B[:, 1].min() - A[:, 1].max()))
-    return max(dx, dy)
+    alo, ahi = A.min(axis=0), A.max(axis=0)
+    blo, bhi = B.min(axis=0), B.max(axis=0)
+    return float(max(alo[0] - bhi[0], blo[0] - ahi[0], alo[1] - bhi[1], blo[1] - ahi[1]))
 
 
 def overlaps(A: Poly, B: Poly, tol: float = TOL) -> bool:
@@ -378,3 +397,29 @@ def _pseg(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     t = np.clip(np.where(L2 > 0, t, 0.0), 0.0, 1.0)
     q = a + t[..., None] * ab
     return np.sqrt(np.sum((p - q) ** 2, axis=-1))
+
+
+def point_sd(c: np.ndarray, P: Poly) -> float:
+    """Signed distance from a point to a convex polygon (or segment): the distance
+    when outside, minus the depth when inside (exact)."""
+    c = np.asarray(c, dtype=float)
+    d = float(np.min([point_seg_dist(c[None], a, b)[0] for a, b in _edges(P)]))
+    if len(P) >= 3:
+        N, h = _normals(P)
+        if float(np.max(N @ c - h)) < 0.0:
+            return -d
+    return d
+
+
+def footprint_sd(A: Poly | tuple[np.ndarray, float], B: Poly | tuple[np.ndarray, float]) -> float:
+    """Signed distance between two footprints, each a convex polygon or a disc given
+    as ``(centre, radius)``: a disc is its centre grown by its radius, and growing a
+    convex shape by ``r`` lowers its signed distance to any convex shape by exactly
+    ``r`` (support functions add), so the result is exact."""
+    if isinstance(A, tuple) and isinstance(B, tuple):
+        return float(np.hypot(*(np.asarray(A[0]) - np.asarray(B[0])))) - A[1] - B[1]
+    if isinstance(A, tuple):
+        A, B = B, A
+    if isinstance(B, tuple):
+        return point_sd(np.asarray(B[0]), A) - B[1]
+    return sd(A, B)

@@ -21,7 +21,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
-from .geom import overlaps, poly_seg_dist, sd
+from .geom import Poly, footprint_sd, overlaps, poly_seg_dist, sd
 from .solve import EDGES, Charge, Outcome, Placed
 from .world import StandW, World, build_world, unit_base
 
@@ -74,13 +74,13 @@ class Warmaster:
         solid = [s for s in world.stands if not s.is_character]
         # a spatial index proposes the stands close enough to touch (not all pairs);
         # the exact polygon distance decides
-        bounds = np.array([points_bounds(a.poly) for a in solid]).reshape(-1, 4)
+        bounds = np.array([_foot_bounds(a) for a in solid]).reshape(-1, 4)
         for i, j in box_pairs(bounds):
             budget_check()
             a, b = solid[i], solid[j]
-            if not overlaps(a.poly, b.poly):
+            if a.round_r is None and b.round_r is None and not overlaps(a.poly, b.poly):
                 continue
-            g = sd(a.poly, b.poly)
+            g = footprint_sd(_foot(a), _foot(b))
             if g < -TOL:
                 out.append(Problem(f"units[{a.unit}].stands[{a.sid}]",
                                    f"overlaps stand {b.sid} of unit {b.unit} by {-g:.4g}"))
@@ -89,7 +89,7 @@ class Warmaster:
                 if not t.blocks_move(a.kind):
                     continue
                 for P in t.parts:
-                    if overlaps(a.poly, P):
+                    if (overlaps(a.poly, P) if a.round_r is None else footprint_sd(_foot(a), P) < -TOL):
                         out.append(Problem(f"units[{a.unit}].stands[{a.sid}]",
                                            f"stands inside terrain {t.tid} ({t.kind}) that {a.kind} cannot enter"))
                         break
@@ -353,3 +353,15 @@ class Warmaster:
 
 
 SYSTEM = Warmaster()
+
+
+def _foot(s: StandW) -> Poly | tuple[np.ndarray, float]:
+    """A stand's exact footprint: its rectangle, or its disc (centre, radius)."""
+    return s.poly if s.round_r is None else (s.c, float(s.round_r))
+
+
+def _foot_bounds(s: StandW) -> np.ndarray:
+    if s.round_r is None:
+        return np.asarray(points_bounds(s.poly), dtype=float)
+    r = float(s.round_r)
+    return np.array([s.c[0] - r, s.c[1] - r, s.c[0] + r, s.c[1] + r])

@@ -74,11 +74,20 @@ class StandW:
 
     @cached_property
     def poly(self) -> Poly:
+        """The rectangle of a rectangular stand. A round stand's footprint is its
+        disc (``disc``), never a polygon standing in for it: only characters stand on
+        round bases, and they neither charge, nor block a charge's path or sight
+        (notes 3.2, 3.3), so no charge geometry ever asks for one."""
         if self.round_r is not None:
-            r = self.round_r
-            ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-            return self.c + (r / np.cos(np.pi / 32)) * np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+            raise ValueError(f"stand {self.sid} is round: its footprint is the disc {self.disc}, not a polygon")
         return rect(self.c, self.facing, self.w, self.d)
+
+    @property
+    def disc(self) -> tuple[tuple[float, float], float] | None:
+        """(centre, radius) of a round stand's exact footprint; None for a rectangle."""
+        if self.round_r is None:
+            return None
+        return (float(self.c[0]), float(self.c[1])), float(self.round_r)
 
     @cached_property
     def f(self) -> np.ndarray:
