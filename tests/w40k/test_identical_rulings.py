@@ -1,0 +1,248 @@
+"""Speed work must not change a single 40k ruling (issue 13).
+
+Every 40k example, and a fixed set of generated scenarios (open field, ruin walls,
+ruins with floors, a 30-model unit, oval bases, a non-target screen, two targets,
+editions 9, 10 and 11, with and without the WTC procedure), is ruled with ``needed``
+and with ``charge`` at several fixed rolls; the rulings were stored in
+``golden_rulings/`` from the engine before any speed change, and this test rules them
+again and compares every field (numbers to 1e-6, the project's tolerance).
+
+The stored files carry their own scenario, so a change to the generator below never
+silently changes what is compared. To add cases (never to paper over a changed
+ruling), run ``python tests/w40k/test_identical_rulings.py --write NAME...``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chargeref import ChargeRequest, find_system, load_scenario, scenario_from_data
+from chargeref.scenario import scenario_to_data
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden_rulings"
+EXAMPLES = HERE.parents[1] / "examples" / "40k"
+#: the project's tolerance on lengths and coordinates
+TOL = 1e-6
+#: fixed rolls every charge is made at (plus the least roll itself and one below it)
+ROLLS = (6, 9, 12)
+
+
+# ------------------------------------------------------------------ cases
+def _unit(uid: str, player: int, pts: list[tuple[float, float]], base: Any = 32, kw: tuple[str, ...] = ("INFANTRY",),
+          facing: float | None = None) -> dict[str, Any]:
+    b = {"round": base} if isinstance(base, (int, float)) else base
+    models = []
+    for i, (x, y) in enumerate(pts):
+        m: dict[str, Any] = {"id": f"{uid}{i + 1}", "at": [round(x, 4), round(y, 4)], "base": b}
+        if facing is not None:
+            m["facing"] = facing
+        models.append(m)
+    return {"id": uid, "player": player, "keywords": list(kw), "models": models}
+
+
+def _block(x0: float, y0: float, n: int, per_row: int, dx: float = 1.5, dy: float = 1.5) -> list[tuple[float, float]]:
+    return [(x0 + (i % per_row) * dx, y0 + (i // per_row) * dy) for i in range(n)]
+
+
+def _scen(units: list[dict[str, Any]], terrain: list[dict[str, Any]] | None = None, edition: int = 10, wtc: bool = True) -> dict[str, Any]:
+    return {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44},
+            "rules": {"edition": edition, "wtc": wtc}, "units": units, "terrain": terrain or []}
+
+
+def generated() -> dict[str, tuple[dict[str, Any], list[tuple[str, list[str]]]]]:
+    """~30 scenarios from a fixed seed: name -> (scenario, [(charger, targets)])."""
+    rnd = random.Random(13)
+    out: dict[str, tuple[dict[str, Any], list[tuple[str, list[str]]]]] = {}
+    eds = [(9, False), (10, False), (10, True), (11, False)]
+    # open field: unit sizes, gaps and editions
+    for k in range(10):
+        ed, wtc = eds[k % 4]
+        n = rnd.choice([1, 3, 5, 10])
+        nt = rnd.choice([1, 3, 5])
+        gap = rnd.uniform(2.0, 10.0)
+        base = rnd.choice([25, 32, 40])
+        a = _unit("A", 1, _block(20 + rnd.uniform(0, 3), 10, n, 5), base)
+        b = _unit("B", 2, _block(21 + rnd.uniform(-2, 2), 10 + 1.5 * ((n - 1) // 5) + gap, nt, 5, 1.8), rnd.choice([25, 32]))
+        out[f"open_{k}"] = (_scen([a, b], edition=ed, wtc=wtc), [("A", ["B"])])
+    # two targets, and a non-target screen next to the target
+    for k in range(4):
+        ed, wtc = eds[k]
+        a = _unit("A", 1, _block(18, 8, 8, 4))
+        b = _unit("B", 2, _block(16 + rnd.uniform(-1, 1), 15 + rnd.uniform(0, 2), 3, 3))
+        c = _unit("C", 2, _block(23 + rnd.uniform(-1, 1), 15 + rnd.uniform(0, 2), 3, 3))
+        out[f"two_targets_{k}"] = (_scen([a, b, c], edition=ed, wtc=wtc), [("A", ["B", "C"]), ("A", ["B"])])
+    # ruin walls between the units (the WTC walls rule applies with wtc)
+    for k in range(6):
+        ed, wtc = eds[k % 4]
+        wy = 15 + rnd.uniform(0, 2)
+        walls = [{"points": [[12, wy], [22 + rnd.uniform(0, 6), wy]], "height": 4, "thickness": rnd.choice([0.2, 0.6])}]
+        if k % 2:
+            walls.append({"points": [[30, wy - 3], [30, wy + 3]], "height": 4, "thickness": 0.3})
+        terrain = [{"type": "ruin", "id": "R", "footprint": [[10, wy - 4], [36, wy - 4], [36, wy + 6], [10, wy + 6]], "walls": walls}]
+        a = _unit("A", 1, _block(15 + rnd.uniform(0, 3), wy - 5, 5 + 5 * (k % 2), 5))
+        b = _unit("B", 2, _block(15 + rnd.uniform(0, 3), wy + 1.6 + rnd.uniform(0, 1.5), 5, 5))
+        out[f"walls_{k}"] = (_scen([a, b], terrain, edition=ed, wtc=wtc), [("A", ["B"])])
+    # a ruin with an upper floor the target stands on
+    for k in range(2):
+        ed, wtc = eds[1 + k]
+        terrain = [{"type": "ruin", "id": "R", "footprint": [[20, 18], [32, 18], [32, 26], [20, 26]],
+                    "floors": [{"height": 3, "polygon": [[20, 18], [32, 18], [32, 26], [20, 26]]}]}]
+        a = _unit("A", 1, _block(22, 12, 5, 5))
+        b = _unit("B", 2, _block(23, 20 + rnd.uniform(0, 1), 3, 3))
+        for m in b["models"]:
+            m["at"].append(3.0)
+        out[f"floor_{k}"] = (_scen([a, b], terrain, edition=ed, wtc=wtc), [("A", ["B"])])
+    # a 30-model unit
+    for k in range(2):
+        ed, wtc = eds[2 + k]
+        a = _unit("A", 1, _block(15, 6, 30, 10, 1.4, 1.4))
+        b = _unit("B", 2, _block(16 + rnd.uniform(0, 3), 16 + rnd.uniform(0, 2), 10, 10, 1.5, 1.5))
+        out[f"thirty_{k}"] = (_scen([a, b], edition=ed, wtc=wtc), [("A", ["B"])])
+    # oval bases: an oval target, and oval chargers
+    for k in range(4):
+        ed, wtc = eds[k]
+        if k % 2 == 0:
+            a = _unit("A", 1, _block(24, 10, 5, 5))
+            b = _unit("M", 2, [(28 + rnd.uniform(-2, 2), 19 + rnd.uniform(0, 3))], {"oval": [170, 109]}, ("MONSTER",),
+                      facing=rnd.choice([0, 30, 90]))
+        else:
+            a = _unit("A", 1, _block(24, 10, 3, 3, 3.5), {"oval": [90, 52]}, ("MOUNTED",), facing=rnd.choice([0, 45]))
+            b = _unit("M", 2, _block(24 + rnd.uniform(-1, 1), 18 + rnd.uniform(0, 2), 3, 3))
+        out[f"oval_{k}"] = (_scen([a, b], edition=ed, wtc=wtc), [("A", ["M"])])
+    # a non-target unit beside the target
+    for k in range(2):
+        ed, wtc = eds[k * 2 + 1]
+        a = _unit("A", 1, _block(20, 10, 5, 5))
+        b = _unit("B", 2, _block(20, 17 + rnd.uniform(0, 1.5), 3, 3))
+        n = _unit("N", 2, _block(25.5 + rnd.uniform(0, 1), 17, 3, 3))
+        out[f"screen_{k}"] = (_scen([a, b, n], edition=ed, wtc=wtc), [("A", ["B"])])
+    return out
+
+
+def examples() -> dict[str, tuple[dict[str, Any], list[tuple[str, list[str]]]]]:
+    """Every 40k example: each unit of player 1 against each single enemy unit."""
+    out = {}
+    for p in sorted(EXAMPLES.rglob("*.yaml")):
+        data = scenario_to_data(load_scenario(p))
+        data["charges"] = []
+        p1 = [u["id"] for u in data["units"] if u["player"] == 1]
+        p2 = [u["id"] for u in data["units"] if u["player"] != 1]
+        reqs = [(a, [b]) for a in p1 for b in p2][:3]
+        out["ex_" + str(p.relative_to(EXAMPLES).with_suffix("")).replace("/", "_")] = (data, reqs)
+    return out
+
+
+def all_cases() -> dict[str, tuple[dict[str, Any], list[tuple[str, list[str]]]]]:
+    return {**examples(), **generated()}
+
+
+# ------------------------------------------------------------------ ruling
+def _round(x: Any) -> Any:
+    if isinstance(x, float):
+        return round(x, 6) if math.isfinite(x) else repr(x)
+    if isinstance(x, dict):
+        return {k: _round(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_round(v) for v in x]
+    return x
+
+
+def rule(data: dict[str, Any], reqs: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:
+    """``needed`` and ``charge`` at the fixed rolls and round the least roll, for every
+    request; errors (refused input) are recorded as such."""
+    system = find_system("40k")
+    scen = scenario_from_data(data)
+    out: list[dict[str, Any]] = []
+    for charger, targets in reqs:
+        base = ChargeRequest(charger=charger, targets=tuple(targets))
+        entry: dict[str, Any] = {"charger": charger, "targets": targets}
+        need = system.needed(scen, base)
+        entry["needed"] = need.model_dump(mode="json", exclude_none=False)
+        rolls = set(ROLLS)
+        if need.roll is not None:
+            rolls |= {need.roll, max(2, need.roll - 1)}
+        entry["charges"] = {}
+        for r in sorted(rolls):
+            ruling = system.charge(scen, ChargeRequest(charger=charger, targets=tuple(targets), roll=r))
+            entry["charges"][str(r)] = ruling.to_json_data()
+        out.append(_round(entry))
+    return out
+
+
+def _diff(a: Any, b: Any, path: str = "") -> str | None:
+    """The first place two rulings differ (numbers to TOL), or None."""
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool) and not isinstance(b, bool):
+        return None if abs(a - b) <= TOL + 1e-12 else f"{path}: {a} != {b}"
+    if type(a) is not type(b):
+        return f"{path}: {a!r} != {b!r}"
+    if isinstance(a, dict):
+        if set(a) != set(b):
+            return f"{path}: keys {sorted(set(a) ^ set(b))} differ"
+        for k in a:
+            d = _diff(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            d = _diff(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else f"{path}: {a!r} != {b!r}"
+
+
+def _stored() -> list[Path]:
+    return sorted(GOLDEN.glob("*.json"))
+
+
+def test_golden_set_is_complete() -> None:
+    """Every example and every generated case has its stored rulings (a new example
+    needs ``--write`` once), and there are enough of them to mean something."""
+    names = {p.stem for p in _stored()}
+    assert set(all_cases()) <= names
+    assert len(names) >= 45
+
+
+@pytest.mark.parametrize("path", _stored(), ids=lambda p: p.stem)
+def test_identical_rulings(path: Path) -> None:
+    stored = json.loads(path.read_text())
+    now = rule(stored["scenario"], [(c, t) for c, t in stored["requests"]])
+    d = _diff(stored["rulings"], now)
+    assert d is None, f"{path.stem}: the ruling changed at {d}"
+
+
+def test_diff_sees_a_change() -> None:
+    """The comparison itself: a change of 2e-6 in a coordinate, or of a verdict, is seen;
+    1e-7 is not."""
+    a = {"moves": [{"to": [1.0, 2.0]}], "success": True}
+    assert _diff(a, {"moves": [{"to": [1.0, 2.0000001]}], "success": True}) is None
+    assert _diff(a, {"moves": [{"to": [1.0, 2.000002]}], "success": True})
+    assert _diff(a, {"moves": [{"to": [1.0, 2.0]}], "success": False})
+
+
+def write(names: list[str]) -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    cases = all_cases()
+    for name in names or list(cases):
+        data, reqs = cases[name]
+        rulings = rule(data, reqs)
+        doc = {"scenario": data, "requests": [[c, t] for c, t in reqs], "rulings": rulings}
+        (GOLDEN / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        print(name, [e["needed"]["roll"] for e in rulings], flush=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--write"]:
+        sys.exit("usage: test_identical_rulings.py --write [NAME...]")
+    write(sys.argv[2:])
