@@ -35,6 +35,8 @@ which the placement succeeds.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import budget
@@ -90,6 +92,11 @@ class ChargeProblem(SpotBuilder):
         self.t_c = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
         self.t_r = np.array([t.fp.radius for t in self.all_targets])
         self.t_z = np.array([t.z for t in self.all_targets])
+        # perf: round charger and target bases take the vectorised paths below
+        self._world_disc = all(m.fp.is_disc for m in world.models)
+        self._all_disc = bool(all(m.fp.is_disc for m in world.unit_models[unit]) and self.t_disc.all())
+        self._t_pc = np.array([t.fp.parts[0].center if t.fp.is_disc else t.xy for t in self.all_targets], dtype=float).reshape(-1, 2)
+        self._t_pr = np.array([t.fp.parts[0].r if t.fp.is_disc else t.fp.radius for t in self.all_targets], dtype=float)
         enemies = world.enemies_of(unit)
         self.nontarget_models = [m for u in enemies if u not in self.targets for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
@@ -343,7 +350,8 @@ class ChargeProblem(SpotBuilder):
             clear = np.zeros_like(cand)
             cols = np.nonzero(cand.any(axis=0))[0]
             if len(cols):
-                clear[:, cols] = self.straight.clear_many(S, ms[0].fp.radius, pts[cols]) & cand[:, cols]
+                # perf: only the pairs within the cap, against nearby barriers (exact, see clear_within)
+                clear[:, cols] = self.straight.clear_within(S, ms[0].fp.radius, pts[cols], cand[:, cols], self.cap + EPS)
             thr = self.w.rules.climb_free
             for i, m in enumerate(ms):
                 cost = np.full(len(pts), np.inf)
@@ -645,6 +653,23 @@ class ChargeProblem(SpotBuilder):
         r = self.w.rules
         two = 2.0 * r.inch
         out = np.zeros(len(self.targets), dtype=bool)
+        if not self.across and self._all_disc:
+            # perf: round bases and nothing to fight across: one matrix of the same
+            # distances sd_many gives (centre gap less both radii), any model per target
+            ms = [m for m in self.models if m.id != exclude]
+            if not ms or not len(self.all_targets):
+                return out
+            P = np.array([pl.pos[m.id] for m in ms], dtype=float).reshape(-1, 2)
+            Z = np.array([pl.z[m.id] for m in ms], dtype=float)
+            rm = np.array([m.fp.parts[0].r for m in ms])
+            dx = P[:, None, 0] - self._t_pc[None, :, 0]
+            dy = P[:, None, 1] - self._t_pc[None, :, 1]
+            sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - self._t_pr[None, :]
+            hit = (sd <= r.er + EPS) & ~(np.abs(Z[:, None] - self.t_z[None, :]) > r.er_v)
+            cols = hit.any(axis=0)
+            for j in range(len(self.targets)):
+                out[j] = bool(cols[self.target_col == j].any())
+            return out
         for m in self.models:
             if m.id == exclude:
                 continue
@@ -801,30 +826,50 @@ class ChargeProblem(SpotBuilder):
             if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
                 continue
             here = pl.pos[m.id]
-            for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here))):
-                spots = self._contact_spots(m, [t], pl, R)
-                if len(spots) == 0:
-                    continue
-                b = self._bank(m, spots)
-                keep = b.ok & b.contact
-                if self.enforce_closer:
-                    keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
-                spots, bz = spots[keep], b.z[keep]
-                if len(spots) == 0:
-                    continue
-                no, _ = self._against(m, spots, bz, [(q, pl.pos[q.id], pl.z[q.id]) for q in self.models if q.id != m.id])
-                spots, bz = spots[~no], bz[~no]
-                if len(spots) == 0:
-                    continue
-                ones = np.ones(len(spots), dtype=bool)
-                none = np.zeros((len(spots), 0), dtype=bool)
-                cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
-                if np.any(cost <= R + EPS):
-                    out[m.id] = t.id
-                    break
+            # perf: every contact spot of m round t lies within the two bases' radii (and
+            # a hair) of t's centre, and only spots within R + EPS of m's start are kept,
+            # so a target farther than that from the start has none (exact skip)
+            reach = R + EPS + m.fp.radius + 2 * LOCUS_HAIR
+            ts = [t for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here)))
+                  if math.hypot(*(t.fp.center - m.xy)) <= reach + t.fp.radius + 1e-6]
+            # perf: the spots of every target are built as before, one target at a time,
+            # but tested in one batch (every test is per spot); the answer is still the
+            # first target, nearest first, with a spot the model can reach
+            parts = [self._contact_spots(m, [t], pl, R) for t in ts]
+            if not parts:
+                continue
+            owner = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)]).astype(int)
+            spots = np.vstack([p.reshape(-1, 2) for p in parts])
+            if len(spots) == 0:
+                continue
+            b = self._bank(m, spots)
+            keep = b.ok & b.contact
+            if self.enforce_closer:
+                keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+            spots, bz, owner = spots[keep], b.z[keep], owner[keep]
+            if len(spots) == 0:
+                continue
+            no, _ = self._against(m, spots, bz, [(q, pl.pos[q.id], pl.z[q.id]) for q in self.models if q.id != m.id])
+            spots, bz, owner = spots[~no], bz[~no], owner[~no]
+            if len(spots) == 0:
+                continue
+            ones = np.ones(len(spots), dtype=bool)
+            none = np.zeros((len(spots), 0), dtype=bool)
+            cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
+            hit = owner[cost <= R + EPS]
+            if len(hit):
+                out[m.id] = ts[int(hit.min())].id
         return out
 
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
+        if self._all_disc:
+            # perf: the same test as below, every target at once (sd_many's arithmetic)
+            if not len(self.all_targets):
+                return False
+            dx = p[0] - self._t_pc[:, 0]
+            dy = p[1] - self._t_pc[:, 1]
+            sd = np.sqrt(dx * dx + dy * dy) - m.fp.parts[0].r - self._t_pr
+            return bool(np.any((np.abs(z - self.t_z) <= 1e-9) & (sd <= EPS)))
         return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 
     def contacts_of(self, pl: Placement) -> dict[str, list[str]]:

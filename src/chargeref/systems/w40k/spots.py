@@ -208,7 +208,7 @@ class SpotBuilder:
         PA = [a.xy for a in A] if pos_a is None else pos_a
         PB = [b.xy for b in B] if pos_b is None else pos_b
         out = []
-        if m.fp.is_disc and all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B):
+        if m.fp.is_disc and (self._world_disc or (all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B))):
             CA = np.array(PA).reshape(-1, 2)
             CB = np.array(PB).reshape(-1, 2)
             ra = np.array([a.fp.radius for a in A]) + m.fp.radius
