@@ -246,3 +246,49 @@ if __name__ == "__main__":
     if sys.argv[1:2] != ["--write"]:
         sys.exit("usage: test_identical_rulings.py --write [NAME...]")
     write(sys.argv[2:])
+
+
+def test_pruned_clearance_matches_the_full_one() -> None:
+    """The pruned straight-line clearance (nearby discs, cones of directions) gives the
+    full test's verdict on every pair, including goals grazing a disc within 1e-6 of
+    the threshold, starts inside a disc, zero-length moves and tiny blocks."""
+    import numpy as np
+
+    import chargeref.systems.w40k.solver_base as sb
+    from chargeref.systems.w40k.solver_base import StraightLines
+
+    rng = np.random.default_rng(1)
+    block = sb.CLEAR_BLOCK
+    try:
+        for trial in range(150):
+            sl = StraightLines([])
+            nb = int(rng.integers(0, 40))
+            sl.dc = rng.uniform(0, 30, (nb, 2))
+            sl.dr = rng.uniform(0.3, 1.0, nb)
+            S = rng.uniform(0, 30, (int(rng.integers(1, 20)), 2))
+            P = rng.uniform(0, 30, (int(rng.integers(4, 300)), 2))
+            h = len(S) // 2
+            if trial % 2 and nb >= h:
+                S[:h] = sl.dc[:h] + 0.1  # starts inside a disc
+            P[:3] = S[0]  # zero-length moves
+            if nb:
+                m = min(50, len(P) - 3)
+                th = rng.uniform(0, 6.3, m)
+                j = rng.integers(0, nb, m)
+                P[3:3 + m] = sl.dc[j] + (sl.dr[j] + 0.6 - 1e-7)[:, None] * np.c_[np.cos(th), np.sin(th)]
+                k = min(30, len(P) - 3 - m)
+                if k > 0:  # lines grazing a disc, within 1e-6 either side of the threshold
+                    j = rng.integers(0, nb, k)
+                    s0 = S[rng.integers(0, len(S), k)]
+                    v = sl.dc[j] - s0
+                    u = v / np.hypot(*v.T)[:, None]
+                    w = np.c_[-u[:, 1], u[:, 0]]
+                    P[3 + m:3 + m + k] = s0 + 2 * v + w * ((sl.dr[j] + 0.6 - 1e-7 + rng.uniform(-1e-6, 1e-6, k)) * 2)[:, None]
+            reach = 12.0
+            D = np.linalg.norm(P[None] - S[:, None], axis=-1)
+            near = (D <= reach) & (rng.random(D.shape) < 0.9)
+            sb.CLEAR_BLOCK = 7 if trial % 3 == 0 else block
+            full = sl.clear_many(S, 0.6, P) & near
+            assert (sl.clear_within(S, 0.6, P, near, reach) == full).all(), trial
+    finally:
+        sb.CLEAR_BLOCK = block

@@ -137,6 +137,7 @@ class ChargeProblem(SpotBuilder):
         self.banks: dict[tuple, Bank] = {k: self._initial_bank(rep) for k, rep in self.rep.items()}
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
+        self._cbuf: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -353,21 +354,38 @@ class ChargeProblem(SpotBuilder):
                 # perf: only the pairs within the cap, against nearby barriers (exact, see clear_within)
                 clear[:, cols] = self.straight.clear_within(S, ms[0].fp.radius, pts[cols], cand[:, cols], self.cap + EPS)
             thr = self.w.rules.climb_free
+            # perf: every model's row at once. A clear straight line costs its length; a
+            # blocked one also gets its length, as a lower bound the planner is asked to
+            # replace only if the search ever wants the spot (see _resolve)
+            rest = cand & ~clear
+            dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
+            vert = np.where(dz > thr + 1e-12, dz, 0.0)
+            cost = np.where(cand, d, np.inf) + vert
             for i, m in enumerate(ms):
-                cost = np.full(len(pts), np.inf)
-                cost[clear[i]] = d[i, clear[i]]
-                # a blocked straight line: its length is a lower bound; the planner is
-                # asked only if the search ever wants the spot (see _resolve)
-                rest = cand[i] & ~clear[i]
-                cost[rest] = d[i, rest]
-                dz = np.abs(bank.z[start:] - m.z)
-                vert = np.where(dz > thr + 1e-12, dz, 0.0)
-                self.costs[m.id] = np.concatenate([self.costs[m.id], cost + vert])
-                self.exact[m.id] = np.concatenate([self.exact[m.id], ~rest])
+                self._append(m.id, cost[i], ~rest[i])
         else:
             for m in ms:
-                self.costs[m.id] = np.concatenate([self.costs[m.id], self._costs(m, bank, start)])
-                self.exact[m.id] = np.concatenate([self.exact[m.id], np.ones(len(pts), dtype=bool)])
+                self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
+
+    def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray) -> None:
+        """Append to a model's spot costs and exactness flags. perf: they live in buffers
+        that double when full (self.costs[mid] is a view of the filled part), so growing
+        the banks spot by spot is not quadratic in copying."""
+        n0 = len(self.costs[mid])
+        n1 = n0 + len(cost)
+        buf = self._cbuf.get(mid)
+        if buf is None or len(buf[0]) < n1:
+            cap = max(n1, 2 * (len(buf[0]) if buf is not None else 0), 64)
+            cb = np.empty(cap)
+            eb = np.empty(cap, dtype=bool)
+            cb[:n0] = self.costs[mid]
+            eb[:n0] = self.exact[mid]
+            buf = (cb, eb)
+            self._cbuf[mid] = buf
+        buf[0][n0:n1] = cost
+        buf[1][n0:n1] = exact
+        self.costs[mid] = buf[0][:n1]
+        self.exact[mid] = buf[1][:n1]
 
     def _resolve(self, m: Model, idx: np.ndarray) -> None:
         """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""

@@ -186,33 +186,79 @@ class StraightLines:
         if len(self.polys) or len(self.oc) or len(S) == 0 or len(P) == 0:
             return self.clear_many(S, r, P) & near
         out = np.zeros((len(S), len(P)), dtype=bool)
-        nb = len(self.dc)
-        for i in range(len(S)):
-            cols = np.nonzero(near[i])[0]
-            if len(cols) == 0:
-                continue
-            s = S[i]
-            if nb:
-                rel = self.dc - s
-                keep = np.sqrt(rel[:, 0] * rel[:, 0] + rel[:, 1] * rel[:, 1]) - self.dr <= reach + r + 1e-6
-                dc, dr = self.dc[keep], self.dr[keep]
-            else:
-                dc = dr = np.zeros(0)
-            if len(dc) == 0:
-                out[i, cols] = True
-                continue
-            # the same arithmetic as clear_many, for this start's goals and discs
-            for k0 in range(0, len(cols), max(1, CLEAR_BLOCK // len(dc))):
-                ck = cols[k0 : k0 + max(1, CLEAR_BLOCK // len(dc))]
-                d = P[ck] - s  # (k,2)
-                L2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
-                L2 = np.where(L2 == 0, 1.0, L2)
-                rl = dc - s  # (b,2)
-                t = np.clip((rl[None, :, 0] * d[:, None, 0] + rl[None, :, 1] * d[:, None, 1]) / L2[:, None], 0, 1)
-                px = s[0] + t * d[:, None, 0] - dc[None, :, 0]
-                py = s[1] + t * d[:, None, 1] - dc[None, :, 1]
-                dist = np.sqrt(px * px + py * py)
-                out[i, ck] = np.all(dist >= r + dr[None, :] - EPS, axis=1)
+        si, pj = np.nonzero(near)
+        if len(si) == 0:
+            return out
+        out[si, pj] = True
+        if len(self.dc) == 0:
+            return out
+        # (start, disc) pairs that can matter: the disc within reach + r + its radius
+        rel = self.dc[None, :, :] - S[:, None, :]
+        dsc = np.sqrt(rel[..., 0] * rel[..., 0] + rel[..., 1] * rel[..., 1])
+        rho = r + self.dr[None, :] + 1e-6
+        ci, ck = np.nonzero(dsc - self.dr[None, :] <= reach + r + 1e-6)
+        if len(ci) == 0:
+            return out
+        # A disc can block a move only if the move heads into the cone of directions
+        # from the start that meet the disc (grown by 1e-6): half-width asin(rho / |c - s|),
+        # every direction when the start is inside. Moves are sorted by (start, angle) and
+        # each disc's cone picks its moves by binary search; the blocking test itself is
+        # clear_many's arithmetic on the picked triples (the cone only skips triples that
+        # cannot block, so the verdicts are the same).
+        d_all = P[pj] - S[si]
+        ang = np.arctan2(d_all[:, 1], d_all[:, 0])  # in [-pi, pi]
+        key = si * 8.0 + (ang + math.pi)  # starts 8 apart: angles span at most 2 pi + a hair
+        order = np.argsort(key, kind="stable")
+        skey = key[order]
+        dd = dsc[ci, ck]
+        inside = dd <= rho[0, ck]
+        half = np.where(inside, 4.0, np.arcsin(np.minimum(1.0, rho[0, ck] / np.where(dd > 0, dd, 1.0))) + 1e-9)
+        th = np.arctan2(rel[ci, ck, 1], rel[ci, ck, 0]) + math.pi  # [0, 2 pi]
+        lo_a, hi_a = th - half, th + half
+        # a cone may wrap round angle 0 / 2 pi: up to three windows per (start, disc)
+        wins = []
+        for shift in (-2 * math.pi, 0.0, 2 * math.pi):
+            lo = np.maximum(lo_a + shift, 0.0)
+            hi = np.minimum(hi_a + shift, 2 * math.pi + 1e-9)
+            full = inside & (shift == 0.0)
+            lo = np.where(full, 0.0, lo)
+            hi = np.where(full, 2 * math.pi + 1e-9, hi)
+            ok = (lo <= hi) & (~inside | (shift == 0.0))
+            a = np.searchsorted(skey, ci[ok] * 8.0 + lo[ok], side="left")
+            b = np.searchsorted(skey, ci[ok] * 8.0 + hi[ok], side="right")
+            wins.append((a, b, ck[ok]))
+        A = np.concatenate([w[0] for w in wins])
+        B = np.concatenate([w[1] for w in wins])
+        K = np.concatenate([w[2] for w in wins])
+        cnt = np.maximum(B - A, 0)
+        blocked = np.zeros(len(si), dtype=bool)
+        tot = int(cnt.sum())
+        if tot == 0:
+            return out
+        # the triples, in blocks of at most CLEAR_BLOCK
+        csum = np.cumsum(cnt)
+        w0 = 0
+        while w0 < len(cnt):
+            base = csum[w0 - 1] if w0 else 0
+            w1 = max(int(np.searchsorted(csum, base + CLEAR_BLOCK, side="right")), w0 + 1)
+            c = cnt[w0:w1]
+            rep = np.repeat(np.arange(w0, w1), c)
+            off = np.arange(len(rep)) - np.repeat(np.cumsum(c) - c, c)
+            pair = order[A[rep] + off]
+            k = K[rep]
+            s = S[si[pair]]
+            d = P[pj[pair]] - s
+            # the same arithmetic as clear_many, triple by triple
+            L2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+            L2 = np.where(L2 == 0, 1.0, L2)
+            rl = self.dc[k] - s
+            t = np.clip((rl[:, 0] * d[:, 0] + rl[:, 1] * d[:, 1]) / L2, 0, 1)
+            px = s[:, 0] + t * d[:, 0] - self.dc[k, 0]
+            py = s[:, 1] + t * d[:, 1] - self.dc[k, 1]
+            bad = np.sqrt(px * px + py * py) < r + self.dr[k] - EPS
+            blocked[pair[bad]] = True
+            w0 = w1
+        out[si[blocked], pj[blocked]] = False
         return out
 
     def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
