@@ -292,3 +292,32 @@ def test_pruned_clearance_matches_the_full_one() -> None:
             assert (sl.clear_within(S, 0.6, P, near, reach) == full).all(), trial
     finally:
         sb.CLEAR_BLOCK = block
+
+
+def test_unit_gaps_match_the_pair_loops() -> None:
+    """system.unit_distance / in_engagement (bounded search) give world's all-pairs
+    answers exactly: round and oval bases, levels, overlaps, engagement ranges."""
+    from chargeref.systems.w40k import system as fast
+    from chargeref.systems.w40k import world as slow
+
+    rnd = random.Random(5)
+    checked = 0
+    for _ in range(120):
+        units = []
+        for u, pl in (("A", 1), ("B", 2)):
+            ms = []
+            for i in range(rnd.randint(1, 6)):
+                base = rnd.choice([{"round": 32}, {"oval": [90, 52]}, {"round": 25}])
+                at = [rnd.uniform(5, 15), rnd.uniform(5, 15)] + ([rnd.choice([0, 3, 6])] if rnd.random() < 0.3 else [])
+                m: dict[str, Any] = {"id": f"{u}{i}", "at": at, "base": base}
+                if "oval" in base:
+                    m["facing"] = rnd.uniform(0, 180)
+                ms.append(m)
+            units.append({"id": u, "player": pl, "keywords": ["INFANTRY"], "models": ms})
+        data = {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "units": units}
+        w = slow.build_world(scenario_from_data(data))
+        assert fast.unit_distance(w, "A", "B") == slow.unit_distance(w, "A", "B")
+        for er in (None, 0.5, 2.0):
+            assert fast.in_engagement(w, "A", "B", er) == slow.in_engagement(w, "A", "B", er)
+        checked += 1
+    assert checked == 120

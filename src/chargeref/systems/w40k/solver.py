@@ -737,9 +737,20 @@ class ChargeProblem(SpotBuilder):
                 spots, bz = spots[keep], b.z[keep]
                 nl = np.zeros(len(spots), dtype=int)
                 fine = np.ones(len(spots), dtype=bool)
-                for q in self.models:
-                    if q.id == m.id:
-                        continue
+                qs = [q for q in self.models if q.id != m.id]
+                if qs and self._all_disc:
+                    # perf: the loop below as one matrix (the same centres, moved as
+                    # _sd_at moves them, and sd_many's arithmetic)
+                    C = np.array([q.fp.moved_to(pl.pos[q.id]).parts[0].center for q in qs], dtype=float)
+                    rq = np.array([q.fp.parts[0].r for q in qs])
+                    dx = spots[:, None, 0] - C[None, :, 0]
+                    dy = spots[:, None, 1] - C[None, :, 1]
+                    sd = np.sqrt(dx * dx + dy * dy) - m.fp.parts[0].r - rq[None, :]
+                    dz = np.abs(bz[:, None] - np.array([pl.z[q.id] for q in qs])[None, :])
+                    fine &= ~np.any((sd < -EPS) & (dz <= 1e-9), axis=1)
+                    nl += np.sum((sd <= r.coh) & (dz <= r.coh_v), axis=1)
+                    qs = []
+                for q in qs:
                     sd = self._sd_at(m, spots, q, pl.pos[q.id])
                     dz = np.abs(bz - pl.z[q.id])
                     fine &= ~((sd < -EPS) & (dz <= 1e-9))
@@ -853,11 +864,7 @@ class ChargeProblem(SpotBuilder):
             # perf: the spots of every target are built as before, one target at a time,
             # but tested in one batch (every test is per spot); the answer is still the
             # first target, nearest first, with a spot the model can reach
-            parts = [self._contact_spots(m, [t], pl, R) for t in ts]
-            if not parts:
-                continue
-            owner = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)]).astype(int)
-            spots = np.vstack([p.reshape(-1, 2) for p in parts])
+            spots, owner = self._contact_spots_owned(m, ts, pl, R)
             if len(spots) == 0:
                 continue
             b = self._bank(m, spots)
