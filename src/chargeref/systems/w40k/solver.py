@@ -900,6 +900,22 @@ class ChargeProblem(SpotBuilder):
     def contacts_of(self, pl: Placement) -> dict[str, list[str]]:
         """Models of other units each charger model touches at the end."""
         out: dict[str, list[str]] = {}
+        if self._world_disc and self.models:
+            # perf: the test below for every pair at once (sd_many's arithmetic)
+            os_ = [o for o in self.w.models if o.unit != self.unit]
+            if not os_:
+                return {m.id: [] for m in self.models}
+            C = np.array([o.fp.parts[0].center for o in os_], dtype=float)
+            ro = np.array([o.fp.parts[0].r for o in os_])
+            zo = np.array([o.z for o in os_])
+            P = np.array([pl.pos[m.id] for m in self.models], dtype=float).reshape(-1, 2)
+            dx = P[:, None, 0] - C[None, :, 0]
+            dy = P[:, None, 1] - C[None, :, 1]
+            rm = np.array([m.fp.parts[0].r for m in self.models])
+            sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - ro[None, :]
+            zm = np.array([pl.z[m.id] for m in self.models])
+            hit = (np.abs(zm[:, None] - zo[None, :]) <= 1e-9) & (sd <= EPS * 10)
+            return {m.id: [os_[int(k)].id for k in np.nonzero(hit[i])[0]] for i, m in enumerate(self.models)}
         for m in self.models:
             out[m.id] = [
                 o.id

@@ -235,12 +235,14 @@ class StraightLines:
         tot = int(cnt.sum())
         if tot == 0:
             return out
-        # the triples, in blocks of at most CLEAR_BLOCK
+        # the triples, in blocks of at most CLEAR_BLOCK / 8 (a dozen arrays of that
+        # length live at once: a few tens of MB)
+        blk = max(1, CLEAR_BLOCK // 8)
         csum = np.cumsum(cnt)
         w0 = 0
         while w0 < len(cnt):
             base = csum[w0 - 1] if w0 else 0
-            w1 = max(int(np.searchsorted(csum, base + CLEAR_BLOCK, side="right")), w0 + 1)
+            w1 = max(int(np.searchsorted(csum, base + blk, side="right")), w0 + 1)
             c = cnt[w0:w1]
             rep = np.repeat(np.arange(w0, w1), c)
             off = np.arange(len(rep)) - np.repeat(np.cumsum(c) - c, c)
