@@ -531,6 +531,7 @@ class ChargeProblem(SpotBuilder):
         use = {m.id: usable(m) for m in self.models}
         if any(not u.any() for u in use.values()):
             return None
+        uidx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         while len(placed) < n:
             budget.check()
             best = None
@@ -588,10 +589,22 @@ class ChargeProblem(SpotBuilder):
                     # a model that can reach a normal legal spot must take one; only
                     # the others may use a token against the wall (seed 000, steps 3-4)
                     feas = feas & ~token_only
-                score = np.where(feas, base - self.costs[m.id] * w, -np.inf)
-                i = int(np.argmax(score))
-                if np.isfinite(score[i]) and (best is None or score[i] > best[0] + 1e-12):
-                    best = (float(score[i]), m.id, i)
+                    ui = np.flatnonzero(feas)
+                else:
+                    # use[m.id] is replaced (never changed in place) when it changes
+                    hit = uidx.get(m.id)
+                    if hit is None or hit[0] is not feas:
+                        hit = uidx[m.id] = (feas, np.flatnonzero(feas))
+                    ui = hit[1]
+                # perf: the score only over the model's usable spots (in index order, so
+                # argmax picks the same first best spot the whole-bank score picks;
+                # unusable spots score -inf there and never win)
+                if len(ui) == 0:
+                    continue
+                sub = base[ui] - self.costs[m.id][ui] * w
+                j = int(np.argmax(sub))
+                if np.isfinite(sub[j]) and (best is None or sub[j] > best[0] + 1e-12):
+                    best = (float(sub[j]), m.id, int(ui[j]))
             if best is None:
                 return None
             _, mid, i = best
