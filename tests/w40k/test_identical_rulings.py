@@ -321,3 +321,15 @@ def test_unit_gaps_match_the_pair_loops() -> None:
             assert fast.in_engagement(w, "A", "B", er) == slow.in_engagement(w, "A", "B", er)
         checked += 1
     assert checked == 120
+
+
+def test_pair_norm_is_linalg_norm_to_the_bit() -> None:
+    import numpy as np
+
+    from chargeref.systems.w40k.solver_base import pair_norm
+
+    r = np.random.default_rng(0)
+    for _ in range(50):
+        A = r.uniform(-50, 50, (int(r.integers(0, 30)), 2))
+        B = r.uniform(-50, 50, (int(r.integers(0, 30)), 2))
+        assert np.array_equal(pair_norm(A, B), np.linalg.norm(A[:, None, :] - B[None], axis=-1))

@@ -63,6 +63,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     face_spots,
     furthest,
     offset_spots,
+    pair_norm,
     sd_many,
     shape_key,
 )
@@ -215,7 +216,7 @@ class ChargeProblem(SpotBuilder):
         dist = np.full((k, nT), np.inf)
         if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
             # all round: one matrix of exact distances
-            SD = np.linalg.norm(pts[:, None, :] - self.t_c[None], axis=-1) - m.fp.radius - self.t_r[None]
+            SD = pair_norm(pts, self.t_c) - m.fp.radius - self.t_r[None]
             DZ = np.abs(z[:, None] - self.t_z[None])
             contact = np.any((SD <= EPS) & (DZ <= 1e-9), axis=1)
             ERM = (SD <= r.er + EPS) & (DZ <= r.er_v)
@@ -266,7 +267,7 @@ class ChargeProblem(SpotBuilder):
         if m.fp.is_disc and self.o_disc.any():
             rm = m.fp.radius
             C = self.o_c[self.o_disc]
-            sd = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - rm - self.o_r[self.o_disc][None]
+            sd = pair_norm(pts, C) - rm - self.o_r[self.o_disc][None]
             dz = np.abs(z[:, None] - self.o_z[self.o_disc][None])
             bad = (sd < -EPS) & (dz <= 1e-9)
             nt = self.o_nt[self.o_disc][None]
@@ -346,7 +347,7 @@ class ChargeProblem(SpotBuilder):
         ok = bank.ok[start:]
         if ms[0].fp.is_disc and len(pts) and not self.sky:
             S = np.array([m.xy for m in ms])
-            d = np.linalg.norm(pts[None, :, :] - S[:, None, :], axis=-1)
+            d = pair_norm(S, pts)
             cand = ok[None, :] & (d <= self.cap + EPS)
             clear = np.zeros_like(cand)
             cols = np.nonzero(cand.any(axis=0))[0]
@@ -662,7 +663,7 @@ class ChargeProblem(SpotBuilder):
             C = np.array([p for _, p, _ in placed])
             rq = np.array([q.fp.radius for q, _, _ in placed])
             Z = np.array([zq for _, _, zq in placed])
-            SD = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - m.fp.radius - rq[None]
+            SD = pair_norm(pts, C) - m.fp.radius - rq[None]
             DZ = np.abs(z[:, None] - Z[None])
             no = np.any((SD < -EPS) & (DZ <= 1e-9), axis=1)
             nl = np.sum((SD <= r.coh) & (DZ <= r.coh_v), axis=1)
