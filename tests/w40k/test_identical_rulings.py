@@ -333,3 +333,34 @@ def test_pair_norm_is_linalg_norm_to_the_bit() -> None:
         A = r.uniform(-50, 50, (int(r.integers(0, 30)), 2))
         B = r.uniform(-50, 50, (int(r.integers(0, 30)), 2))
         assert np.array_equal(pair_norm(A, B), np.linalg.norm(A[:, None, :] - B[None], axis=-1))
+
+
+def test_contact_rows_match_the_per_target_loop() -> None:
+    """spots._nearest_and_crossings gives, bit for bit and in order, the rows of the
+    per-target locus_nearest / locus_circle_crossings loop it replaces (including a
+    start on a target's centre and a zero radius)."""
+    import numpy as np
+
+    from chargeref.geometry.placement import locus_circle_crossings, locus_nearest
+    from chargeref.systems.w40k.spots import _nearest_and_crossings
+    from chargeref.systems.w40k.world import build_world
+
+    rnd = random.Random(2)
+    done = 0
+    for trial in range(60):
+        ms = [{"id": "A1", "at": [rnd.uniform(5, 25), rnd.uniform(5, 25)], "base": {"round": rnd.choice([25, 32, 40])}}]
+        ts = [{"id": f"B{i}", "at": [5 + 6 * i, rnd.uniform(5, 25)], "base": {"round": rnd.choice([25, 32, 60])}} for i in range(4)]
+        if trial % 5 == 0:
+            ms[0]["at"] = [30.0, 40.0]
+            ts[0]["at"] = [30.0, 40.0]
+        ts_unit = {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": ts}
+        data = {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44},
+                "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": ms}, ts_unit]}
+        w = build_world(scenario_from_data(data))
+        m, T = w.unit_models["A"][0], w.unit_models["B"]
+        for rho in (0.0, rnd.uniform(0, 14), 5.0):
+            want = np.vstack([x.reshape(-1, 2) for t in T
+                              for x in (locus_nearest(m.fp, t.fp, 1e-9, m.xy), locus_circle_crossings(m.fp, t.fp, 1e-9, m.xy, rho))])
+            assert np.array_equal(_nearest_and_crossings(m, T, 1e-9, rho), want)
+        done += 1
+    assert done == 60

@@ -647,7 +647,13 @@ class ChargeProblem(SpotBuilder):
                 if m.id not in pos:
                     old = len(use[m.id])
                     if len(self.costs[m.id]) > old:
-                        use[m.id] = np.concatenate([use[m.id], usable(m, old)])
+                        more = usable(m, old)
+                        hit = uidx.get(m.id)
+                        prev = use[m.id]
+                        use[m.id] = np.concatenate([prev, more])
+                        if hit is not None and hit[0] is prev:
+                            # perf: the usable indices grow with the spots (no rescan)
+                            uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 

@@ -431,9 +431,12 @@ class SpotBuilder:
         hair = LOCUS_HAIR
         coh = self.w.rules.coh - hair
         out = []
-        for t in targets:
-            out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
-            out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
+        if m.fp.is_disc and targets and all(t.fp.is_disc for t in targets):
+            out.append(_nearest_and_crossings(m, targets, hair, max(R - hair, 0.0)))
+        else:
+            for t in targets:
+                out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
+                out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
         others = [q for q in self.models if q.id != m.id]
         if others:
             out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
@@ -455,4 +458,44 @@ def _crossings_owned(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndar
     i, _ = np.nonzero((d > 0) & (d <= r1 + r2) & (d >= np.abs(r1 - r2)))
     assert 2 * len(i) == len(X)
     return X, np.concatenate([i, i])
+
+
+def _nearest_and_crossings(m: Model, targets: list[Model], gap: float, rho: float) -> np.ndarray:
+    """For round m and round targets, the rows the loop ``for t in targets:
+    locus_nearest(m, t, gap, start); locus_circle_crossings(m, t, gap, start, rho)``
+    gives, in the same order and with the same arithmetic (nearest_on_circle and
+    circle_crossings, term for term), computed for every target at once. perf."""
+    rm = m.fp.parts[0].r
+    C = np.array([t.fp.parts[0].center for t in targets], dtype=float).reshape(-1, 2)
+    r1 = np.array([rm + t.fp.parts[0].r for t in targets]) + gap
+    s0 = np.asarray(m.xy, dtype=float)
+    # the nearest point of each locus to the start
+    V = s0 - C
+    n = np.hypot(V[:, 0], V[:, 1])
+    z = n == 0.0
+    near = C + V * (r1 / np.where(z, 1.0, n))[:, None]
+    near[z] = C[z] + np.stack([r1[z], np.zeros(int(z.sum()))], axis=1)
+    # the crossings of each locus with the circle of radius rho round the start
+    v = s0[None] - C
+    d = np.hypot(v[:, 0], v[:, 1])
+    ok = ~((d == 0.0) | (d > r1 + rho) | (d < np.abs(r1 - rho)) | (r1 < 0) | (rho < 0))
+    dd = np.where(ok, d, 1.0)
+    a = (r1 * r1 - rho * rho + dd * dd) / (2 * dd)
+    h = np.sqrt(np.maximum(r1 * r1 - a * a, 0.0))
+    e = v / dd[:, None]
+    mid = C + a[:, None] * e
+    nrm = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    plus = mid + h[:, None] * nrm
+    minus = mid - h[:, None] * nrm
+    # rows per target: nearest, then 0, 1 (touching) or 2 crossings
+    cnt = 1 + np.where(ok, np.where(h == 0.0, 1, 2), 0)
+    out = np.empty((int(cnt.sum()), 2))
+    at = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+    out[at] = near
+    one = ok & (h == 0.0)
+    two = ok & (h != 0.0)
+    out[at[one] + 1] = mid[one]
+    out[at[two] + 1] = plus[two]
+    out[at[two] + 2] = minus[two]
+    return out
 
