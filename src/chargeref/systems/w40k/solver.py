@@ -375,6 +375,8 @@ class ChargeProblem(SpotBuilder):
         n0 = len(self.costs[mid])
         n1 = n0 + len(cost)
         buf = self._cbuf.get(mid)
+        if buf is not None and (self.costs[mid].base is not buf[0] or self.exact[mid].base is not buf[1]):
+            buf = None  # the arrays were replaced outside _append: start a new buffer from them
         if buf is None or len(buf[0]) < n1:
             cap = max(n1, 2 * (len(buf[0]) if buf is not None else 0), 64)
             cb = np.empty(cap)
