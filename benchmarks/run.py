@@ -13,7 +13,7 @@ Tables:
   the placement, i.e. one ``charge``), one pass of the independent validator on the
   same end state, and the solver/validator ratio; targets p50 < 20 ms, p95 < 100 ms,
   ratio <= 10, a 30-model validator pass < 5 ms.
-* ``scaling``: 40k open field, n models a side (n = 10 ... 160), ``charge --roll 12``;
+* ``scaling``: 40k open field, n models a side (n = 10 ... 200), ``charge --roll 12``;
   each size runs in its own subprocess under a wall-time cap and an address-space
   limit (``resource.RLIMIT_AS``), so a blow-up prints "over limit" instead of taking
   the machine down; targets 80 v 80 < 5 s and < 1 GB, 200 v 200 < 60 s within 2 GB.
@@ -53,7 +53,7 @@ P50_MS = 20.0
 P95_MS = 100.0
 RATIO = 10.0
 VALIDATOR_30_MS = 5.0
-SCALING_SIZES = (10, 20, 40, 80, 160)
+SCALING_SIZES = (10, 20, 40, 80, 160, 200)
 SCALE_TARGETS = {80: (5.0, 1024.0), 200: (60.0, 2048.0)}  # n: (seconds, MB)
 # issue 14 targets
 THREAT_S = 60.0
@@ -254,7 +254,7 @@ def _scaling_child(n: int, mem_mb: int) -> None:
     print(json.dumps(out))
 
 
-def scaling_table(sizes: tuple[int, ...], cap_s: float, mem_mb: int) -> list[dict[str, Any]]:
+def scaling_table(sizes: tuple[int, ...], cap_s: float, mem_mb: int, by_cpu: bool = False) -> list[dict[str, Any]]:
     rows = []
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")])}
     for n in sizes:
@@ -271,7 +271,10 @@ def scaling_table(sizes: tuple[int, ...], cap_s: float, mem_mb: int) -> list[dic
         row["wall_s"] = time.perf_counter() - t
         goal = SCALE_TARGETS.get(n)
         if goal:
-            s_ok = row.get("seconds") is not None and row["seconds"] < goal[0]
+            # with --cpu the time target is judged on CPU seconds (a shared machine's
+            # wall clock is several times its CPU time); the cap is always wall time
+            t_used = row.get("cpu_s") if by_cpu else row.get("seconds")
+            s_ok = t_used is not None and t_used < goal[0]
             m_ok = row.get("peak_mb") is not None and "error" not in row and row["peak_mb"] < goal[1]
             row["targets"] = {"seconds": s_ok, "memory": m_ok}
         rows.append(row)
@@ -468,7 +471,7 @@ def main() -> int:
             print_standard(report["standard"])
     if "scaling" in sections:
         sizes = tuple(int(s) for s in args.sizes.split(",") if s)
-        report["scaling"] = scaling_table(sizes, args.cap, args.mem_mb)
+        report["scaling"] = scaling_table(sizes, args.cap, args.mem_mb, by_cpu=args.cpu)
         if not args.json:
             print_scaling(report["scaling"], args.cap, args.mem_mb)
     if "batch" in sections:

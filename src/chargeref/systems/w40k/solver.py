@@ -35,6 +35,8 @@ which the placement succeeds.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import budget
@@ -62,6 +64,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     face_spots,
     furthest,
     offset_spots,
+    pair_norm,
     sd_many,
     shape_key,
 )
@@ -95,6 +98,11 @@ class ChargeProblem(SpotBuilder):
         self.t_c = np.array([t.xy for t in self.all_targets]).reshape(-1, 2)
         self.t_r = np.array([t.fp.radius for t in self.all_targets])
         self.t_z = np.array([t.z for t in self.all_targets])
+        # perf: round charger and target bases take the vectorised paths below
+        self._world_disc = all(m.fp.is_disc for m in world.models)
+        self._all_disc = bool(all(m.fp.is_disc for m in world.unit_models[unit]) and self.t_disc.all())
+        self._t_pc = np.array([t.fp.parts[0].center if t.fp.is_disc else t.xy for t in self.all_targets], dtype=float).reshape(-1, 2)
+        self._t_pr = np.array([t.fp.parts[0].r if t.fp.is_disc else t.fp.radius for t in self.all_targets], dtype=float)
         forbid = set(self.rules.forbid)
         self.nontarget_models = [m for u in world.enemies_of(unit) if u in forbid for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
@@ -141,6 +149,7 @@ class ChargeProblem(SpotBuilder):
         }
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
+        self._cbuf: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -218,7 +227,7 @@ class ChargeProblem(SpotBuilder):
         dist = np.full((k, nT), np.inf)
         if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
             # all round: one matrix of exact distances
-            SD = np.linalg.norm(pts[:, None, :] - self.t_c[None], axis=-1) - m.fp.radius - self.t_r[None]
+            SD = pair_norm(pts, self.t_c) - m.fp.radius - self.t_r[None]
             DZ = np.abs(z[:, None] - self.t_z[None])
             contact = np.any((SD <= EPS) & (DZ <= 1e-9), axis=1)
             ERM = (SD <= r.er + EPS) & (DZ <= r.er_v)
@@ -269,7 +278,7 @@ class ChargeProblem(SpotBuilder):
         if m.fp.is_disc and self.o_disc.any():
             rm = m.fp.radius
             C = self.o_c[self.o_disc]
-            sd = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - rm - self.o_r[self.o_disc][None]
+            sd = pair_norm(pts, C) - rm - self.o_r[self.o_disc][None]
             dz = np.abs(z[:, None] - self.o_z[self.o_disc][None])
             bad = (sd < -EPS) & (dz <= 1e-9)
             nt = self.o_nt[self.o_disc][None]
@@ -349,28 +358,48 @@ class ChargeProblem(SpotBuilder):
         ok = bank.ok[start:]
         if ms[0].fp.is_disc and len(pts) and not self.sky:
             S = np.array([m.xy for m in ms])
-            d = np.linalg.norm(pts[None, :, :] - S[:, None, :], axis=-1)
+            d = pair_norm(S, pts)
             cand = ok[None, :] & (d <= self.cap + EPS)
             clear = np.zeros_like(cand)
             cols = np.nonzero(cand.any(axis=0))[0]
             if len(cols):
-                clear[:, cols] = self.straight.clear_many(S, ms[0].fp.radius, pts[cols]) & cand[:, cols]
+                # perf: only the pairs within the cap, against nearby barriers (exact, see clear_within)
+                clear[:, cols] = self.straight.clear_within(S, ms[0].fp.radius, pts[cols], cand[:, cols], self.cap + EPS)
             thr = self.w.rules.climb_free
+            # perf: every model's row at once. A clear straight line costs its length; a
+            # blocked one also gets its length, as a lower bound the planner is asked to
+            # replace only if the search ever wants the spot (see _resolve)
+            rest = cand & ~clear
+            dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
+            vert = np.where(dz > thr + 1e-12, dz, 0.0)
+            cost = np.where(cand, d, np.inf) + vert
             for i, m in enumerate(ms):
-                cost = np.full(len(pts), np.inf)
-                cost[clear[i]] = d[i, clear[i]]
-                # a blocked straight line: its length is a lower bound; the planner is
-                # asked only if the search ever wants the spot (see _resolve)
-                rest = cand[i] & ~clear[i]
-                cost[rest] = d[i, rest]
-                dz = np.abs(bank.z[start:] - m.z)
-                vert = np.where(dz > thr + 1e-12, dz, 0.0)
-                self.costs[m.id] = np.concatenate([self.costs[m.id], cost + vert])
-                self.exact[m.id] = np.concatenate([self.exact[m.id], ~rest])
+                self._append(m.id, cost[i], ~rest[i])
         else:
             for m in ms:
-                self.costs[m.id] = np.concatenate([self.costs[m.id], self._costs(m, bank, start)])
-                self.exact[m.id] = np.concatenate([self.exact[m.id], np.ones(len(pts), dtype=bool)])
+                self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
+
+    def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray) -> None:
+        """Append to a model's spot costs and exactness flags. perf: they live in buffers
+        that double when full (self.costs[mid] is a view of the filled part), so growing
+        the banks spot by spot is not quadratic in copying."""
+        n0 = len(self.costs[mid])
+        n1 = n0 + len(cost)
+        buf = self._cbuf.get(mid)
+        if buf is not None and (self.costs[mid].base is not buf[0] or self.exact[mid].base is not buf[1]):
+            buf = None  # the arrays were replaced outside _append: start a new buffer from them
+        if buf is None or len(buf[0]) < n1:
+            cap = max(n1, 2 * (len(buf[0]) if buf is not None else 0), 64)
+            cb = np.empty(cap)
+            eb = np.empty(cap, dtype=bool)
+            cb[:n0] = self.costs[mid]
+            eb[:n0] = self.exact[mid]
+            buf = (cb, eb)
+            self._cbuf[mid] = buf
+        buf[0][n0:n1] = cost
+        buf[1][n0:n1] = exact
+        self.costs[mid] = buf[0][:n1]
+        self.exact[mid] = buf[1][:n1]
 
     def _resolve(self, m: Model, idx: np.ndarray) -> None:
         """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""
@@ -527,6 +556,7 @@ class ChargeProblem(SpotBuilder):
         use = {m.id: usable(m) for m in self.models}
         if any(not u.any() for u in use.values()):
             return None
+        uidx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         while len(placed) < n:
             budget.check()
             best = None
@@ -584,10 +614,22 @@ class ChargeProblem(SpotBuilder):
                     # a model that can reach a normal legal spot must take one; only
                     # the others may use a token against the wall (seed 000, steps 3-4)
                     feas = feas & ~token_only
-                score = np.where(feas, base - self.costs[m.id] * w, -np.inf)
-                i = int(np.argmax(score))
-                if np.isfinite(score[i]) and (best is None or score[i] > best[0] + 1e-12):
-                    best = (float(score[i]), m.id, i)
+                    ui = np.flatnonzero(feas)
+                else:
+                    # use[m.id] is replaced (never changed in place) when it changes
+                    hit = uidx.get(m.id)
+                    if hit is None or hit[0] is not feas:
+                        hit = uidx[m.id] = (feas, np.flatnonzero(feas))
+                    ui = hit[1]
+                # perf: the score only over the model's usable spots (in index order, so
+                # argmax picks the same first best spot the whole-bank score picks;
+                # unusable spots score -inf there and never win)
+                if len(ui) == 0:
+                    continue
+                sub = base[ui] - self.costs[m.id][ui] * w
+                j = int(np.argmax(sub))
+                if np.isfinite(sub[j]) and (best is None or sub[j] > best[0] + 1e-12):
+                    best = (float(sub[j]), m.id, int(ui[j]))
             if best is None:
                 return None
             _, mid, i = best
@@ -629,7 +671,13 @@ class ChargeProblem(SpotBuilder):
                 if m.id not in pos:
                     old = len(use[m.id])
                     if len(self.costs[m.id]) > old:
-                        use[m.id] = np.concatenate([use[m.id], usable(m, old)])
+                        more = usable(m, old)
+                        hit = uidx.get(m.id)
+                        prev = use[m.id]
+                        use[m.id] = np.concatenate([prev, more])
+                        if hit is not None and hit[0] is prev:
+                            # perf: the usable indices grow with the spots (no rescan)
+                            uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 
@@ -645,7 +693,7 @@ class ChargeProblem(SpotBuilder):
             C = np.array([p for _, p, _ in placed])
             rq = np.array([q.fp.radius for q, _, _ in placed])
             Z = np.array([zq for _, _, zq in placed])
-            SD = np.linalg.norm(pts[:, None, :] - C[None], axis=-1) - m.fp.radius - rq[None]
+            SD = pair_norm(pts, C) - m.fp.radius - rq[None]
             DZ = np.abs(z[:, None] - Z[None])
             no = np.any((SD < -EPS) & (DZ <= 1e-9), axis=1)
             nl = np.sum((SD <= r.coh) & (DZ <= r.coh_v), axis=1)
@@ -667,6 +715,23 @@ class ChargeProblem(SpotBuilder):
         r = self.w.rules
         two = 2.0 * r.inch
         out = np.zeros(len(self.targets), dtype=bool)
+        if not self.across and self._all_disc:
+            # perf: round bases and nothing to fight across: one matrix of the same
+            # distances sd_many gives (centre gap less both radii), any model per target
+            ms = [m for m in self.models if m.id != exclude]
+            if not ms or not len(self.all_targets):
+                return out
+            P = np.array([pl.pos[m.id] for m in ms], dtype=float).reshape(-1, 2)
+            Z = np.array([pl.z[m.id] for m in ms], dtype=float)
+            rm = np.array([m.fp.parts[0].r for m in ms])
+            dx = P[:, None, 0] - self._t_pc[None, :, 0]
+            dy = P[:, None, 1] - self._t_pc[None, :, 1]
+            sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - self._t_pr[None, :]
+            hit = (sd <= r.er + EPS) & ~(np.abs(Z[:, None] - self.t_z[None, :]) > r.er_v)
+            cols = hit.any(axis=0)
+            for j in range(len(self.targets)):
+                out[j] = bool(cols[self.target_col == j].any())
+            return out
         for m in self.models:
             if m.id == exclude:
                 continue
@@ -716,9 +781,20 @@ class ChargeProblem(SpotBuilder):
                 spots, bz = spots[keep], b.z[keep]
                 nl = np.zeros(len(spots), dtype=int)
                 fine = np.ones(len(spots), dtype=bool)
-                for q in self.models:
-                    if q.id == m.id:
-                        continue
+                qs = [q for q in self.models if q.id != m.id]
+                if qs and self._all_disc:
+                    # perf: the loop below as one matrix (the same centres, moved as
+                    # _sd_at moves them, and sd_many's arithmetic)
+                    C = np.array([q.fp.moved_to(pl.pos[q.id]).parts[0].center for q in qs], dtype=float)
+                    rq = np.array([q.fp.parts[0].r for q in qs])
+                    dx = spots[:, None, 0] - C[None, :, 0]
+                    dy = spots[:, None, 1] - C[None, :, 1]
+                    sd = np.sqrt(dx * dx + dy * dy) - m.fp.parts[0].r - rq[None, :]
+                    dz = np.abs(bz[:, None] - np.array([pl.z[q.id] for q in qs])[None, :])
+                    fine &= ~np.any((sd < -EPS) & (dz <= 1e-9), axis=1)
+                    nl += np.sum((sd <= r.coh) & (dz <= r.coh_v), axis=1)
+                    qs = []
+                for q in qs:
                     sd = self._sd_at(m, spots, q, pl.pos[q.id])
                     dz = np.abs(bz - pl.z[q.id])
                     fine &= ~((sd < -EPS) & (dz <= 1e-9))
@@ -823,35 +899,67 @@ class ChargeProblem(SpotBuilder):
             if self._in_contact(m, pl.pos[m.id], pl.z[m.id]):
                 continue
             here = pl.pos[m.id]
-            for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here))):
-                spots = self._contact_spots(m, [t], pl, R)
-                if len(spots) == 0:
-                    continue
-                b = self._bank(m, spots)
-                keep = b.ok & b.contact
-                if self.enforce_closer:
-                    keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
-                spots, bz = spots[keep], b.z[keep]
-                if len(spots) == 0:
-                    continue
-                no, _ = self._against(m, spots, bz, [(q, pl.pos[q.id], pl.z[q.id]) for q in self.models if q.id != m.id])
-                spots, bz = spots[~no], bz[~no]
-                if len(spots) == 0:
-                    continue
-                ones = np.ones(len(spots), dtype=bool)
-                none = np.zeros((len(spots), 0), dtype=bool)
-                cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
-                if np.any(cost <= R + EPS):
-                    out[m.id] = t.id
-                    break
+            # perf: every contact spot of m round t lies within the two bases' radii (and
+            # a hair) of t's centre, and only spots within R + EPS of m's start are kept,
+            # so a target farther than that from the start has none (exact skip)
+            reach = R + EPS + m.fp.radius + 2 * LOCUS_HAIR
+            ts = [t for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here)))
+                  if math.hypot(*(t.fp.center - m.xy)) <= reach + t.fp.radius + 1e-6]
+            # perf: the spots of every target are built as before, one target at a time,
+            # but tested in one batch (every test is per spot); the answer is still the
+            # first target, nearest first, with a spot the model can reach
+            spots, owner = self._contact_spots_owned(m, ts, pl, R)
+            if len(spots) == 0:
+                continue
+            b = self._bank(m, spots)
+            keep = b.ok & b.contact
+            if self.enforce_closer:
+                keep &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+            spots, bz, owner = spots[keep], b.z[keep], owner[keep]
+            if len(spots) == 0:
+                continue
+            no, _ = self._against(m, spots, bz, [(q, pl.pos[q.id], pl.z[q.id]) for q in self.models if q.id != m.id])
+            spots, bz, owner = spots[~no], bz[~no], owner[~no]
+            if len(spots) == 0:
+                continue
+            ones = np.ones(len(spots), dtype=bool)
+            none = np.zeros((len(spots), 0), dtype=bool)
+            cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
+            hit = owner[cost <= R + EPS]
+            if len(hit):
+                out[m.id] = ts[int(hit.min())].id
         return out
 
     def _in_contact(self, m: Model, p: np.ndarray, z: float) -> bool:
+        if self._all_disc:
+            # perf: the same test as below, every target at once (sd_many's arithmetic)
+            if not len(self.all_targets):
+                return False
+            dx = p[0] - self._t_pc[:, 0]
+            dy = p[1] - self._t_pc[:, 1]
+            sd = np.sqrt(dx * dx + dy * dy) - m.fp.parts[0].r - self._t_pr
+            return bool(np.any((np.abs(z - self.t_z) <= 1e-9) & (sd <= EPS)))
         return any(abs(z - t.z) <= 1e-9 and sd_many(m.fp, p[None], t.fp)[0] <= EPS for t in self.all_targets)
 
     def contacts_of(self, pl: Placement) -> dict[str, list[str]]:
         """Models of other units each charger model touches at the end."""
         out: dict[str, list[str]] = {}
+        if self._world_disc and self.models:
+            # perf: the test below for every pair at once (sd_many's arithmetic)
+            os_ = [o for o in self.w.models if o.unit != self.unit]
+            if not os_:
+                return {m.id: [] for m in self.models}
+            C = np.array([o.fp.parts[0].center for o in os_], dtype=float)
+            ro = np.array([o.fp.parts[0].r for o in os_])
+            zo = np.array([o.z for o in os_])
+            P = np.array([pl.pos[m.id] for m in self.models], dtype=float).reshape(-1, 2)
+            dx = P[:, None, 0] - C[None, :, 0]
+            dy = P[:, None, 1] - C[None, :, 1]
+            rm = np.array([m.fp.parts[0].r for m in self.models])
+            sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - ro[None, :]
+            zm = np.array([pl.z[m.id] for m in self.models])
+            hit = (np.abs(zm[:, None] - zo[None, :]) <= 1e-9) & (sd <= EPS * 10)
+            return {m.id: [os_[int(k)].id for k in np.nonzero(hit[i])[0]] for i, m in enumerate(self.models)}
         for m in self.models:
             out[m.id] = [
                 o.id

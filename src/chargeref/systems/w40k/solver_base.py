@@ -42,6 +42,15 @@ def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
     return U
 
 
+def pair_norm(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """|A[i] - B[j]| for every pair, (len(A), len(B)). perf: the same bits as
+    np.linalg.norm(A[:, None] - B[None], axis=-1) (sqrt(dx*dx + dy*dy)) without the
+    (k, m, 2) temporary and its strided reduction."""
+    dx = A[:, None, 0] - B[None, :, 0]
+    dy = A[:, None, 1] - B[None, :, 1]
+    return np.sqrt(dx * dx + dy * dy)
+
+
 def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
     """Signed distance between ``mover`` re-centred at each point and ``other``."""
     pts = np.atleast_2d(pts)
@@ -50,7 +59,10 @@ def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
     if mover.is_disc and other.is_disc:
         o = other.parts[0]
         r = mover.parts[0].r  # type: ignore[attr-defined]
-        return np.linalg.norm(pts - o.center, axis=1) - r - o.radius
+        # perf: np.linalg.norm(d, axis=1) is sqrt(dx*dx + dy*dy) to the bit, without
+        # its per-call overhead (this runs tens of thousands of times per ruling)
+        d = pts - o.center
+        return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) - r - o.radius
     return footprint_translations_sd(mover, other, pts - mover.center)
 
 
@@ -214,6 +226,95 @@ class StraightLines:
             out[i] = self.clear(s, r, P)
         return out
 
+    def clear_within(self, S: np.ndarray, r: float, P: np.ndarray, near: np.ndarray, reach: float) -> np.ndarray:
+        """clear_many() for the pairs marked in ``near`` (len(S), len(P)), each goal at
+        most ``reach`` from its start; other pairs come back False.
+
+        Only the disc barriers within reach + r + their radius of a start are tested
+        against its moves: the segment stays within ``reach`` of the start, so a disc
+        farther than that keeps at least r + its radius from every point of it and
+        cannot block (a proof, not a heuristic: the verdict is the one clear_many gives).
+        Memory is one start's goals x its nearby discs at a time."""
+        if len(self.polys) or len(self.oc) or len(S) == 0 or len(P) == 0:
+            return self.clear_many(S, r, P) & near
+        out = np.zeros((len(S), len(P)), dtype=bool)
+        si, pj = np.nonzero(near)
+        if len(si) == 0:
+            return out
+        out[si, pj] = True
+        if len(self.dc) == 0:
+            return out
+        # (start, disc) pairs that can matter: the disc within reach + r + its radius
+        rel = self.dc[None, :, :] - S[:, None, :]
+        dsc = np.sqrt(rel[..., 0] * rel[..., 0] + rel[..., 1] * rel[..., 1])
+        rho = r + self.dr[None, :] + 1e-6
+        ci, ck = np.nonzero(dsc - self.dr[None, :] <= reach + r + 1e-6)
+        if len(ci) == 0:
+            return out
+        # A disc can block a move only if the move heads into the cone of directions
+        # from the start that meet the disc (grown by 1e-6): half-width asin(rho / |c - s|),
+        # every direction when the start is inside. Moves are sorted by (start, angle) and
+        # each disc's cone picks its moves by binary search; the blocking test itself is
+        # clear_many's arithmetic on the picked triples (the cone only skips triples that
+        # cannot block, so the verdicts are the same).
+        d_all = P[pj] - S[si]
+        ang = np.arctan2(d_all[:, 1], d_all[:, 0])  # in [-pi, pi]
+        key = si * 8.0 + (ang + math.pi)  # starts 8 apart: angles span at most 2 pi + a hair
+        order = np.argsort(key, kind="stable")
+        skey = key[order]
+        dd = dsc[ci, ck]
+        inside = dd <= rho[0, ck]
+        half = np.where(inside, 4.0, np.arcsin(np.minimum(1.0, rho[0, ck] / np.where(dd > 0, dd, 1.0))) + 1e-9)
+        th = np.arctan2(rel[ci, ck, 1], rel[ci, ck, 0]) + math.pi  # [0, 2 pi]
+        lo_a, hi_a = th - half, th + half
+        # a cone may wrap round angle 0 / 2 pi: up to three windows per (start, disc)
+        wins = []
+        for shift in (-2 * math.pi, 0.0, 2 * math.pi):
+            lo = np.maximum(lo_a + shift, 0.0)
+            hi = np.minimum(hi_a + shift, 2 * math.pi + 1e-9)
+            full = inside & (shift == 0.0)
+            lo = np.where(full, 0.0, lo)
+            hi = np.where(full, 2 * math.pi + 1e-9, hi)
+            ok = (lo <= hi) & (~inside | (shift == 0.0))
+            a = np.searchsorted(skey, ci[ok] * 8.0 + lo[ok], side="left")
+            b = np.searchsorted(skey, ci[ok] * 8.0 + hi[ok], side="right")
+            wins.append((a, b, ck[ok]))
+        A = np.concatenate([w[0] for w in wins])
+        B = np.concatenate([w[1] for w in wins])
+        K = np.concatenate([w[2] for w in wins])
+        cnt = np.maximum(B - A, 0)
+        blocked = np.zeros(len(si), dtype=bool)
+        tot = int(cnt.sum())
+        if tot == 0:
+            return out
+        # the triples, in blocks of at most CLEAR_BLOCK / 8 (a dozen arrays of that
+        # length live at once: a few tens of MB)
+        blk = max(1, CLEAR_BLOCK // 8)
+        csum = np.cumsum(cnt)
+        w0 = 0
+        while w0 < len(cnt):
+            base = csum[w0 - 1] if w0 else 0
+            w1 = max(int(np.searchsorted(csum, base + blk, side="right")), w0 + 1)
+            c = cnt[w0:w1]
+            rep = np.repeat(np.arange(w0, w1), c)
+            off = np.arange(len(rep)) - np.repeat(np.cumsum(c) - c, c)
+            pair = order[A[rep] + off]
+            k = K[rep]
+            s = S[si[pair]]
+            d = P[pj[pair]] - s
+            # the same arithmetic as clear_many, triple by triple
+            L2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+            L2 = np.where(L2 == 0, 1.0, L2)
+            rl = self.dc[k] - s
+            t = np.clip((rl[:, 0] * d[:, 0] + rl[:, 1] * d[:, 1]) / L2, 0, 1)
+            px = s[:, 0] + t * d[:, 0] - self.dc[k, 0]
+            py = s[:, 1] + t * d[:, 1] - self.dc[k, 1]
+            bad = np.sqrt(px * px + py * py) < r + self.dr[k] - EPS
+            blocked[pair[bad]] = True
+            w0 = w1
+        out[si[blocked], pj[blocked]] = False
+        return out
+
     def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:
         ok = np.ones(len(P), dtype=bool)
         if len(P) == 0:
@@ -346,7 +447,7 @@ def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict
     Z = np.array([z[m.id] for m in models])
     if all(m.fp.is_disc for m in models):
         rad = np.array([m.fp.radius for m in models])
-        sd = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+        sd = pair_norm(P, P) - rad[:, None] - rad[None]
     else:
         sd = np.full((n, n), np.inf)
         for i in range(n):
@@ -390,7 +491,7 @@ def base_gaps(models: list[Model], pos: dict[str, np.ndarray]) -> np.ndarray:
     P = np.array([pos[m.id] for m in models]).reshape(-1, 2)
     if all(m.fp.is_disc for m in models):
         rad = np.array([m.fp.radius for m in models])
-        g = np.linalg.norm(P[:, None] - P[None], axis=-1) - rad[:, None] - rad[None]
+        g = pair_norm(P, P) - rad[:, None] - rad[None]
     else:
         g = np.zeros((n, n))
         for i in range(n):

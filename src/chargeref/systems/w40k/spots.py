@@ -274,7 +274,7 @@ class SpotBuilder:
         PA = [a.xy for a in A] if pos_a is None else pos_a
         PB = [b.xy for b in B] if pos_b is None else pos_b
         out = []
-        if m.fp.is_disc and all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B):
+        if m.fp.is_disc and (self._world_disc or (all(a.fp.is_disc for a in A) and all(b.fp.is_disc for b in B))):
             CA = np.array(PA).reshape(-1, 2)
             CB = np.array(PB).reshape(-1, 2)
             ra = np.array([a.fp.radius for a in A]) + m.fp.radius
@@ -403,8 +403,20 @@ class SpotBuilder:
         else:
             for s0 in free:
                 out.append(locus_nearest(m.fp, fq, coh, s0))
-        for t in self.all_targets:
-            out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        if m.fp.is_disc and fq.is_disc and self.all_targets:
+            # perf: locus_nearest toward every target at once (nearest_on_circle's
+            # arithmetic: the centre plus the direction scaled by radius / length)
+            c = np.asarray(fq.parts[0].center, dtype=float)
+            rr = m.fp.parts[0].r + fq.parts[0].r + coh
+            V = np.array([t.xy for t in self.all_targets], dtype=float).reshape(-1, 2) - c
+            n = np.hypot(V[:, 0], V[:, 1])
+            z = n == 0.0
+            P = c + V * (rr / np.where(z, 1.0, n))[:, None]
+            P[z] = c + np.array([rr, 0.0])
+            out.append(P)
+        else:
+            for t in self.all_targets:
+                out.append(locus_nearest(m.fp, fq, coh, t.xy))
         if self.across and m.fp.is_disc and q.fp.is_disc:
             # touching a feature face and linked to (or touching) q
             rq = m.fp.radius + q.fp.radius
@@ -435,6 +447,57 @@ class SpotBuilder:
         spots = np.vstack([x.reshape(-1, 2) for x in out])
         return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
 
+    def _contact_spots_owned(self, m: Model, ts: list[Model], pl: Placement, R: float) -> tuple[np.ndarray, np.ndarray]:
+        """``_contact_spots(m, [t], pl, R)`` for every t of ts, stacked, with the index in
+        ts of the target each spot was built for. perf: for round bases the same closed
+        forms, term for term, in a few array calls instead of four per target."""
+        if not ts:
+            return np.zeros((0, 2)), np.zeros(0, dtype=int)
+        if not (m.fp.is_disc and self._world_disc):
+            parts = [self._contact_spots(m, [t], pl, R) for t in ts]
+            own = np.concatenate([np.full(len(p), j, dtype=int) for j, p in enumerate(parts)])
+            return np.vstack([p.reshape(-1, 2) for p in parts]), own
+        hair = LOCUS_HAIR
+        coh = self.w.rules.coh - hair
+        rm = m.fp.parts[0].r
+        jj = np.arange(len(ts))
+        # the contact locus of each target: a circle round its base's centre
+        Cl = np.array([t.fp.parts[0].center for t in ts], dtype=float).reshape(-1, 2)
+        rl = np.array([rm + t.fp.parts[0].r for t in ts]) + hair
+        pts, own = [], []
+        # its point nearest the start (locus_nearest)
+        s0 = np.asarray(m.xy, dtype=float)
+        V = s0 - Cl
+        n = np.hypot(V[:, 0], V[:, 1])
+        z = n == 0.0
+        P = Cl + V * (rl / np.where(z, 1.0, n))[:, None]
+        P[z] = Cl[z] + np.stack([rl[z], np.zeros(int(z.sum()))], axis=1)
+        pts.append(P)
+        own.append(jj)
+        # its crossings with the circle of radius R round the start (locus_circle_crossings)
+        rho = max(R - hair, 0.0)
+        X, i = _crossings_owned(Cl, rl, s0[None], np.array([rho]))
+        pts.append(X)
+        own.append(i)
+        # packing / linking to the unit's other models, and packing against target models
+        Ca = np.array([t.xy for t in ts], dtype=float).reshape(-1, 2)
+        ra = np.array([t.fp.radius for t in ts]) + m.fp.radius
+        others = [q for q in self.models if q.id != m.id]
+        if others:
+            Cb = np.array([pl.pos[q.id] for q in others], dtype=float).reshape(-1, 2)
+            rb = np.array([q.fp.radius for q in others]) + m.fp.radius
+            for gb in (hair, coh):
+                X, i = _crossings_owned(Ca, ra + hair, Cb, rb + gb)
+                pts.append(X)
+                own.append(i)
+        X, i = _crossings_owned(Ca, ra + hair, self.t_c, (self.t_r + m.fp.radius) + hair)
+        pts.append(X)
+        own.append(i)
+        spots = np.vstack([x.reshape(-1, 2) for x in pts])
+        owner = np.concatenate(own).astype(int)
+        keep = np.hypot(*(spots - m.xy).T) <= R + EPS
+        return spots[keep], owner[keep]
+
     def _contact_spots(self, m: Model, targets: list[Model], pl: Placement, R: float) -> np.ndarray:
         """Constructed base-contact spots of m round ``targets`` within a straight move
         of R: the nearest contact spot, the ends of the reachable contact arc (crossings
@@ -443,12 +506,71 @@ class SpotBuilder:
         hair = LOCUS_HAIR
         coh = self.w.rules.coh - hair
         out = []
-        for t in targets:
-            out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
-            out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
+        if m.fp.is_disc and targets and all(t.fp.is_disc for t in targets):
+            out.append(_nearest_and_crossings(m, targets, hair, max(R - hair, 0.0)))
+        else:
+            for t in targets:
+                out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
+                out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
         others = [q for q in self.models if q.id != m.id]
         if others:
             out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
         out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
         return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+
+
+def _crossings_owned(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """circles_crossings_many and, for each crossing, the index of its circle of set 1
+    (the same pairs, found by the same test)."""
+    X = circles_crossings_many(C1, R1, C2, R2)
+    if len(X) == 0:
+        return X, np.zeros(0, dtype=int)
+    v = C2[None, :, :] - C1[:, None, :]
+    d = np.hypot(v[..., 0], v[..., 1])
+    r1 = np.broadcast_to(np.asarray(R1, dtype=float), (len(C1),))[:, None]
+    r2 = np.broadcast_to(np.asarray(R2, dtype=float), (len(C2),))[None, :]
+    i, _ = np.nonzero((d > 0) & (d <= r1 + r2) & (d >= np.abs(r1 - r2)))
+    assert 2 * len(i) == len(X)
+    return X, np.concatenate([i, i])
+
+
+def _nearest_and_crossings(m: Model, targets: list[Model], gap: float, rho: float) -> np.ndarray:
+    """For round m and round targets, the rows the loop ``for t in targets:
+    locus_nearest(m, t, gap, start); locus_circle_crossings(m, t, gap, start, rho)``
+    gives, in the same order and with the same arithmetic (nearest_on_circle and
+    circle_crossings, term for term), computed for every target at once. perf."""
+    rm = m.fp.parts[0].r
+    C = np.array([t.fp.parts[0].center for t in targets], dtype=float).reshape(-1, 2)
+    r1 = np.array([rm + t.fp.parts[0].r for t in targets]) + gap
+    s0 = np.asarray(m.xy, dtype=float)
+    # the nearest point of each locus to the start
+    V = s0 - C
+    n = np.hypot(V[:, 0], V[:, 1])
+    z = n == 0.0
+    near = C + V * (r1 / np.where(z, 1.0, n))[:, None]
+    near[z] = C[z] + np.stack([r1[z], np.zeros(int(z.sum()))], axis=1)
+    # the crossings of each locus with the circle of radius rho round the start
+    v = s0[None] - C
+    d = np.hypot(v[:, 0], v[:, 1])
+    ok = ~((d == 0.0) | (d > r1 + rho) | (d < np.abs(r1 - rho)) | (r1 < 0) | (rho < 0))
+    dd = np.where(ok, d, 1.0)
+    a = (r1 * r1 - rho * rho + dd * dd) / (2 * dd)
+    h = np.sqrt(np.maximum(r1 * r1 - a * a, 0.0))
+    e = v / dd[:, None]
+    mid = C + a[:, None] * e
+    nrm = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    plus = mid + h[:, None] * nrm
+    minus = mid - h[:, None] * nrm
+    # rows per target: nearest, then 0, 1 (touching) or 2 crossings
+    cnt = 1 + np.where(ok, np.where(h == 0.0, 1, 2), 0)
+    out = np.empty((int(cnt.sum()), 2))
+    at = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+    out[at] = near
+    one = ok & (h == 0.0)
+    two = ok & (h != 0.0)
+    out[at[one] + 1] = mid[one]
+    out[at[two] + 1] = plus[two]
+    out[at[two] + 2] = minus[two]
+    return out
+

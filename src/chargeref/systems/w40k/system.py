@@ -21,7 +21,8 @@ from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
 from .solver import EPS, ChargeProblem, Placement, coherent
-from .world import Model, World, build_world, in_engagement, unit_distance
+from .world import Model, World, build_world
+from .world import unit_distance as _unit_distance_pairs
 
 NAME = "40k"
 
@@ -479,6 +480,67 @@ class W40k:
         after = scenario_to_data(cur)
         after["charges"] = []
         return PhaseResult(rulings=rulings, after=after)
+
+
+def _centre_gaps(world: World, u: str, v: str) -> tuple[list[Model], list[Model], np.ndarray]:
+    """Lower bounds of the gap between every model of u and every model of v: centre
+    distance less both bounding radii (every point of a base lies within its radius of
+    its centre, so no two bases are closer than that)."""
+    A, B = world.unit_models[u], world.unit_models[v]
+    ca = np.array([a.fp.center for a in A], dtype=float).reshape(-1, 2)
+    cb = np.array([b.fp.center for b in B], dtype=float).reshape(-1, 2)
+    ra = np.array([a.fp.radius for a in A])
+    rb = np.array([b.fp.radius for b in B])
+    d = np.hypot(ca[:, None, 0] - cb[None, :, 0], ca[:, None, 1] - cb[None, :, 1])
+    return A, B, d - ra[:, None] - rb[None, :]
+
+
+def unit_distance(world: World, u: str, v: str) -> float:
+    """world.unit_distance (the least distance between two units' models), with the
+    same value: pairs are measured exactly in order of their lower bound, and the search
+    stops once the next bound (less 1e-6) exceeds the best found, since no later pair
+    can then be closer. perf: a few exact measures instead of every pair."""
+    A, B, lb = _centre_gaps(world, u, v)
+    if lb.size == 0:
+        return _unit_distance_pairs(world, u, v)
+    za = np.array([a.z for a in A])
+    zb = np.array([b.z for b in B])
+    lb3 = np.hypot(np.maximum(lb, 0.0), za[:, None] - zb[None, :])
+    best = math.inf
+    for k in np.argsort(lb3, axis=None, kind="stable"):
+        if lb3.flat[k] - 1e-6 > best:
+            break
+        i, j = divmod(int(k), len(B))
+        best = min(best, _unit_distance_one(A[i], B[j]))
+    return best
+
+
+def _unit_distance_one(a: Model, b: Model) -> float:
+    from .world import _dist3
+
+    return _dist3(a, b)
+
+
+def in_engagement(world: World, u: str, v: str, er: float | None = None) -> bool:
+    """world.in_engagement, with the same answer: only pairs whose lower bound is within
+    the range (and 1e-6) are measured exactly. perf: no pair loop over far models."""
+    r = world.rules
+    er = r.er if er is None else er
+    A, B, lb = _centre_gaps(world, u, v)
+    za = np.array([a.z for a in A]).reshape(-1)
+    zb = np.array([b.z for b in B]).reshape(-1)
+    near = (lb <= er + TOL + 1e-6) & (np.abs(za[:, None] - zb[None, :]) <= r.er_v + TOL + 1e-9)
+    for i, j in zip(*np.nonzero(near), strict=True):
+        if _in_engagement_pairs_one(world, A[int(i)], B[int(j)], er):
+            return True
+    return False
+
+
+def _in_engagement_pairs_one(world: World, a: Model, b: Model, er: float) -> bool:
+    from ...geometry.shapes import signed_distance
+
+    r = world.rules
+    return abs(a.z - b.z) <= r.er_v + TOL and signed_distance(a.fp, b.fp) <= er + TOL
 
 
 def not_proven(need: Needed) -> Reason:
