@@ -469,13 +469,19 @@ class ChargeProblem(SpotBuilder):
         """For each target: can any model reach a usable spot that engages it?"""
         out = np.zeros(len(self.targets), dtype=bool)
         for m in self.models:
+            if out.all():
+                # only existence is asked: once every target is reached, planning more
+                # paths cannot change the answer (the search plans what it uses itself)
+                break
             b = self.banks[self.keys[m.id]]
             eng = self.engages(b, tokens)
-            use = b.ok & (self.costs[m.id] <= R + EPS) & eng.any(axis=1)
+            # spots that would only re-reach targets already reached answer nothing new
+            use = b.ok & (self.costs[m.id] <= R + EPS) & eng[:, ~out].any(axis=1)
             if self.enforce_closer:
                 use &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
             if use.any():
-                # only planned costs decide reachability
+                # only planned costs decide reachability; a planned cost is never below
+                # the straight-line bound, so spots already over R stay out
                 self._resolve(m, np.nonzero(use)[0])
                 use &= self.costs[m.id] <= R + EPS
                 out |= eng[use].any(axis=0)
