@@ -43,6 +43,7 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
+from .cspace import _hull
 from .shapes import Capsule, Convex, ConvexPolygon, Disc, Ellipse, Sum
 
 _TWO_PI = 2.0 * math.pi
@@ -438,26 +439,9 @@ def _ellipse_nearest(a: float, b: float, x: float, y: float) -> tuple[float, flo
 
 
 def _ccw_hull(P: np.ndarray) -> np.ndarray:
-    pts = np.unique(np.round(np.asarray(P, dtype=float), 15), axis=0)
-    if len(pts) <= 2:
-        return pts
-    scale = float(np.max(np.abs(pts))) + 1.0
-    eps = 1e-13 * scale * scale
-
-    def cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-        return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
-
-    lower: list[np.ndarray] = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= eps:
-            lower.pop()
-        lower.append(p)
-    upper: list[np.ndarray] = []
-    for p in pts[::-1]:
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= eps:
-            upper.pop()
-        upper.append(p)
-    return np.asarray(lower[:-1] + upper[:-1])
+    """cspace's convex hull (counter-clockwise, no repeated or collinear vertices) of the
+    points rounded to 15 decimals, so sums of nearly equal corners merge."""
+    return _hull(np.round(np.asarray(P, dtype=float), 15))
 
 
 def _seg_closest(a: np.ndarray, b: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, float]:
