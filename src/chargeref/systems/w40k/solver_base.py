@@ -33,6 +33,8 @@ SMALL_UNIT = 10
 
 
 def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:
+    # n evenly spread directions: only a shape's fingerprint (``shape_key``, which
+    # groups models whose bases are the same) uses them; no spot or verdict does
     th = np.linspace(0, 2 * math.pi, n, endpoint=False)
     U = np.stack([np.cos(th), np.sin(th)], axis=-1)
     if extra:
