@@ -201,9 +201,10 @@ class ChargeProblem(SpotBuilder, Refiner):
         return f
 
     # ------------------------------------------------------------------ constructed spots
-    def _bank(self, m: Model, pts: np.ndarray, z: np.ndarray | None = None) -> Bank:
+    def _bank(self, m: Model, pts: np.ndarray, z: np.ndarray | None = None, drop: bool = False) -> Bank:
         """Everything about spots that depends only on the base's shape (``z``: the
-        level of each spot, the ground by default)."""
+        level of each spot, the ground by default). ``drop``: leave out the spots where
+        the base does not fit (see grow)."""
         w = self.w
         r = w.rules
         k = len(pts)
@@ -223,6 +224,10 @@ class ChargeProblem(SpotBuilder, Refiner):
                 sub = idx[near]
                 ok[sub] &= sd_many(m.fp, pts[sub], f.fp) >= -EPS
         ok &= self._fits_among_others(m, pts, z)
+        if drop:
+            keep = np.flatnonzero(ok)
+            pts, z, ok = pts[keep], z[keep], ok[keep]
+            k = len(pts)
         contact = np.zeros(k, dtype=bool)
         er = np.zeros((k, nT), dtype=bool)
         dist = np.full((k, nT), np.inf)
@@ -434,7 +439,12 @@ class ChargeProblem(SpotBuilder, Refiner):
                 continue
             pts = np.vstack(new)
             b = self.banks[key]
-            nb = self._bank(rep, pts)
+            # perf, exact: spots where the base does not fit are left out. Every reader
+            # of a bank's spots asks ``ok`` first (the search's usable spots, the
+            # reachability test, the candidate costs of ``needed``, ``cands``), and a
+            # bank's rows are independent of each other, so the kept spots keep their
+            # order and every value: the same spot wins every choice.
+            nb = self._bank(rep, pts, drop=True)
             start = len(b.pts)
             self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
             # every model of the shape gets costs (later orders of play may use them)
@@ -535,6 +545,21 @@ class ChargeProblem(SpotBuilder, Refiner):
             if n == len(self.models):
                 break
         return best
+
+    def succeeds(self, R: float, tokens: bool = False) -> bool:
+        """``solve(R, improve=False, tokens=tokens) is not None``, answered without the
+        search when a placement found before already fits within R.
+
+        perf, exact: ``solve`` returns None only when some target is unreachable within
+        R or when no order of play succeeds and no remembered placement fits. A
+        remembered placement whose every move is within R + EPS stays in the pool, so
+        then the answer is just the reachability test. This skips the search's side
+        effects (its spots grow, it remembers what it finds): call it only when the
+        problem is not searched again afterwards (the walls-rule question of the final
+        placement, system.solve_any)."""
+        if any(p.max_cost <= R + EPS for p in self._found[tokens]):
+            return bool(self.reachable_targets(R, tokens).all())
+        return self.solve(R, improve=False, tokens=tokens) is not None
 
     def _greedy(self, R: float, first_target: int, contact_first: bool | str = False, tokens: bool = False) -> Placement | None:
         r = self.w.rules

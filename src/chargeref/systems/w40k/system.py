@@ -123,10 +123,15 @@ class W40k:
         bare = replace(world, features=[f for f in world.features if f.type != "ruin_wall"])
         return ChargeProblem(bare, req.charger, list(req.targets), cap)
 
-    def solve_any(self, prob: ChargeProblem, bare: ChargeProblem | None, R: float, improve: bool = True) -> tuple[Placement | None, str]:
+    def solve_any(self, prob: ChargeProblem, bare: ChargeProblem | None, R: float, improve: bool = True,
+                  last: bool = False) -> tuple[Placement | None, str]:
         """A normal placement if there is one; otherwise, when the walls rule applies,
-        one with wall tokens. Returns (placement, procedure)."""
-        if bare is not None and prob.across and bare.solve(R, improve=False) is not None:
+        one with wall tokens. Returns (placement, procedure).
+
+        ``last``: ``bare`` is not searched again after this call, so whether the charge
+        succeeds without the walls may be answered from what it found before
+        (``ChargeProblem.succeeds``: the same answer, without its side effects)."""
+        if bare is not None and prob.across and (bare.succeeds(R) if last else bare.solve(R, improve=False) is not None):
             # the walls rule is in effect: every model that can reach a normal legal
             # spot takes one; the others may end against the wall with a token
             pl = prob.solve(R, improve=improve, tokens=True)
@@ -270,7 +275,7 @@ class W40k:
         R = float(roll.total)
         placement, procedure = (None, "failed")
         if need.roll is not None and R + EPS >= (need.distance or 0):
-            placement, procedure = self.solve_any(prob, bare, R)
+            placement, procedure = self.solve_any(prob, bare, R, last=True)
         if placement is not None and casualties and (r.edition == 10 or r.wtc):
             # WTC step 5A: overwatch at the start of the move; casualties can spoil it
             details["casualties"] = sorted(casualties)
