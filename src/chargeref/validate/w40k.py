@@ -452,9 +452,19 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
         out.append(Violation("ineligible", f"{u.id} is AIRCRAFT", ids))
     mine = ctx.unit_start(u.id)
     reach = (HEROIC_DECLARE_RANGE if ctx.ruling.procedure == HEROIC else DECLARE_RANGE) * ctx.inch
+    if mine:
+        mc = np.array([m.xy for m in mine], dtype=float).reshape(-1, 2)
+        mr = np.array([m.fp.radius for m in mine], dtype=float)
     for eid in ctx.enemy_units():
         for e in ctx.unit_start(eid):
-            hit = next((m for m in mine if _within(m, e, ER_H * ctx.inch, ER_V * ctx.inch)), None)
+            # perf: _within is asked only of the models whose enclosing circles come
+            # within reach (the same lower bound it starts with, with a margin far above
+            # rounding), in the same order, so the first hit is the same model
+            cand = mine
+            if mine:
+                lb = np.hypot(mc[:, 0] - e.xy[0], mc[:, 1] - e.xy[1]) - mr - e.fp.radius
+                cand = [mine[i] for i in np.flatnonzero(lb <= ER_H * ctx.inch + TOL + 1e-9)]
+            hit = next((m for m in cand if _within(m, e, ER_H * ctx.inch, ER_V * ctx.inch)), None)
             if hit is not None:
                 out.append(
                     Violation(
@@ -580,9 +590,21 @@ def _token_link(ctx: Ctx, c: Placed, e: Placed) -> bool:
 def _units_in_er(ctx: Ctx, chargers: Iterable[Placed], unit_id: str) -> list[tuple[str, str]]:
     """Pairs (charger model, enemy model) within engagement range (for a target unit,
     across a barricade too)."""
+    chargers = list(chargers)
+    # perf: several checks ask this of the same models and unit; the answer depends
+    # only on those placed models and the validation's fixed state, so it is kept per
+    # validation (the key holds the very objects asked about; the entry keeps them alive)
+    cache = ctx.__dict__.setdefault("_units_in_er", {})
+    key = (tuple(id(c) for c in chargers), unit_id)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (chargers, _units_in_er_now(ctx, chargers, unit_id))
+    return list(hit[1])
+
+
+def _units_in_er_now(ctx: Ctx, chargers: list[Placed], unit_id: str) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     em = ctx.unit_end(unit_id)
-    chargers = list(chargers)
     er = within_matrix(chargers, em, ER_H * ctx.inch, ER_V * ctx.inch)
     # the barricade link needs a barricade; the 2" token link a token move
     barricades = unit_id in ctx.targets and any(f.kind == "barricade" for f in ctx.features)

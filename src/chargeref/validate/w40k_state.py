@@ -317,6 +317,8 @@ def _terrain(scen: Scenario40k) -> tuple[list[Feature], list[Floor], list[tuple[
 def _ground(xy: Sequence[float], hills: list[tuple[Footprint, float]]) -> float:
     """Height of the ground under a point: the highest hill containing it, else 0."""
     z = 0.0
+    if not hills:
+        return z
     pt = np.array([[float(xy[0]), float(xy[1])]])
     for fp, h in hills:
         for part in fp.parts:
@@ -537,32 +539,43 @@ def path_cost(
         if seg == 0.0:
             continue
         cost.length += seg
-        at_a = base.moved_to(a)
+        # perf: the base moved to the segment's start is built only when a feature or a
+        # non-round enemy needs the exact sweep test
+        at_a: Footprint | None = None
         A = np.array(a)
         ab = np.array(b) - A
         d = np.zeros(0)
         if len(CC):
             t = np.clip(((CC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
             d = np.hypot(*(CC - (A + t[:, None] * ab)).T)
-        near = d[:nF] - FR - base.radius <= TOL
-        for k in np.flatnonzero(near):
-            f = ctx.features[k]
-            if not _sweep_penetrates(at_a, a, b, f.fp):
-                continue
-            c = _crossing_cost(ctx, f, kw)
-            if c is None:
-                cost.blocked.append((f.kind, f.id))
-            elif c > 0:
-                cost.climbs.append((f.id, c))
+        if nF:
+            near = d[:nF] - FR - base.radius <= TOL
+            for k in np.flatnonzero(near):
+                f = ctx.features[k]
+                at_a = base.moved_to(a) if at_a is None else at_a
+                if not _sweep_penetrates(at_a, a, b, f.fp):
+                    continue
+                c = _crossing_cost(ctx, f, kw)
+                if c is None:
+                    cost.blocked.append((f.kind, f.id))
+                elif c > 0:
+                    cost.climbs.append((f.id, c))
         if not fly:
             hit: set[str] = set()
             if round_e:
                 assert mr is not None
                 gap = d[nF:] - mr[2] - ER
-                hit = {round_e[j].id for j in np.flatnonzero(gap < -TOL)}
+                if (gap < -TOL).any():
+                    hit = {round_e[j].id for j in np.flatnonzero(gap < -TOL)}
+            if not hit and not other_e:
+                continue  # no enemy in the way (the loop below would add nothing)
             for e in enemies:
-                if e.id in hit or (e.id in other_e and _sweep_penetrates(at_a, a, b, e.fp)):
+                if e.id in hit:
                     cost.blocked.append(("enemy model", e.id))
+                elif e.id in other_e:
+                    at_a = base.moved_to(a) if at_a is None else at_a
+                    if _sweep_penetrates(at_a, a, b, e.fp):
+                        cost.blocked.append(("enemy model", e.id))
     dz = abs(z_to - mover.z)
     if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
         cost.vertical = dz

@@ -130,6 +130,7 @@ class ChargeProblem(SpotBuilder, Refiner):
         self.straight = StraightLines(self.barriers)
         self._fields: dict[str, object] = {}
         self._found: dict[bool, list[Placement]] = {False: [], True: []}
+        self._derived: dict[tuple, np.ndarray] = {}  # per-spot terms of the search (_rows)
         self.two = self.rules.two_neighbours
         self.kws = world.unit_keywords[unit]
         self._prep_others()
@@ -546,6 +547,55 @@ class ChargeProblem(SpotBuilder, Refiner):
                 break
         return best
 
+    def _rows(self, name: tuple, b: Bank, fn) -> np.ndarray:  # noqa: ANN001
+        """perf: a per-spot array ``fn(b, start)`` (the rows from ``start`` on) derived
+        from bank ``b``, kept across the steps, orders of play and probes of the search
+        and extended as the bank grows. Exact: a bank only ever grows at its end (grow)
+        and never changes a row, and every derived value depends on its own row alone,
+        so the kept array equals the one computed afresh, bit for bit."""
+        hit = self._derived.get(name)
+        n = len(b.pts)
+        if hit is not None and len(hit) == n:
+            return hit
+        arr = fn(b, 0) if hit is None else np.concatenate([hit, fn(b, len(hit))])
+        self._derived[name] = arr
+        return arr
+
+    def _score_rows(self, b: Bank, s: int, tokens: bool, mode: tuple) -> np.ndarray:
+        """The part of the greedy score that depends only on the spots (rows s: of b),
+        for one phase ``mode`` of the search (see _greedy): engaging a target not yet
+        engaged first, then base contact, then closeness; "least" weighs only the
+        engaging, the move's length decides the rest."""
+        nT = len(self.targets)
+        if mode[0] == "mid":
+            return -np.sum(b.dist[s:], axis=1) * 1e3
+        contact_first = mode[-1]
+        least = contact_first == "least"
+        if mode[0] == "done" and least:
+            return np.zeros(len(b.pts) - s)
+        eng = b.er[s:] | b.bar[s:]
+        if tokens:
+            eng = eng | b.tok[s:]
+        contact = b.contact[s:].astype(float)
+        if tokens:
+            contact = contact + 0.5 * b.er[s:].any(axis=1)  # normal spots before tokens
+        if mode[0] == "done":
+            focus = np.min(b.dist[s:], axis=1)
+            return contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
+        if mode[0] == "first":
+            ft = mode[1]
+            new = eng[:, ft]
+            cols = [j for j in range(nT) if j != ft] or [ft]
+        else:
+            cols = list(mode[1])
+            new = np.any(eng[:, cols], axis=1)
+        focus = np.min(b.dist[s:, cols], axis=1)
+        if least:
+            return new * 1e8
+        if contact_first:
+            return new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
+        return new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
+
     def succeeds(self, R: float, tokens: bool = False) -> bool:
         """``solve(R, improve=False, tokens=tokens) is not None``, answered without the
         search when a placement found before already fits within R.
@@ -601,40 +651,21 @@ class ChargeProblem(SpotBuilder, Refiner):
             w = 1.0 if least else (1e-3 if unen.any() else 1.0)
             for k, b in self.banks.items():
                 free = ~overlap[k] & (links[k] >= need)
-                eng = self.engages(b, tokens)
-                normal_any = (b.er | b.bar).any(axis=1)
-                contact = b.contact.astype(float)
-                if tokens:
-                    contact = contact + 0.5 * b.er.any(axis=1)  # normal spots before tokens
+                # perf: the terms that depend only on the spots are kept per bank (and
+                # per phase of the score) and extended as the bank grows (_rows)
+                normal_any = self._rows((k, "normal"), b, _normal_rows)
+                token_only = self._rows((k, "token_only"), b, _token_only_rows) if tokens else None
                 if unen.any():
                     if not placed and first_target < 0:
                         # the first model stands where it is closest to every target
-                        new = np.zeros(len(b.pts))
-                        cols = list(range(nT))
-                        focus_mid = np.sum(b.dist, axis=1)
-                        base = -focus_mid * 1e3
-                        token_only = (b.tok.any(axis=1) & ~normal_any) if tokens else None
-                        terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
-                        continue
-                    if not placed:
-                        new = eng[:, first_target]
-                        cols = [j for j in range(nT) if j != first_target] or [first_target]
+                        mode: tuple = ("mid",)
+                    elif not placed:
+                        mode = ("first", first_target, contact_first)
                     else:
-                        new = np.any(eng[:, unen], axis=1)
-                        cols = list(np.nonzero(unen)[0])
-                    focus = np.min(b.dist[:, cols], axis=1)
-                    if least:
-                        base = new * 1e8
-                    elif contact_first:
-                        base = new * 1e8 + contact * 1e6 - np.round(focus / 0.05) * 1e2
-                    else:
-                        base = new * 1e8 - np.round(focus / 0.05) * 1e3 + contact * 10.0
-                elif least:
-                    base = np.zeros(len(b.pts))
+                        mode = ("unen", tuple(int(j) for j in np.flatnonzero(unen)), contact_first)
                 else:
-                    focus = np.min(b.dist, axis=1)
-                    base = contact * 1e8 + np.any(eng, axis=1) * 1e6 - focus * 1e3
-                token_only = (b.tok.any(axis=1) & ~normal_any) if tokens else None
+                    mode = ("done", contact_first)
+                base = self._rows((k, tokens, mode), b, lambda bb, s0, mode=mode: self._score_rows(bb, s0, tokens, mode))
                 terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
             for m in self.models:
                 if m.id in pos:
@@ -731,6 +762,16 @@ class ChargeProblem(SpotBuilder, Refiner):
             L = float(np.linalg.norm(g - m.xy))
             return PathResult(L, L, 0.0, ((float(m.xy[0]), float(m.xy[1])), (float(g[0]), float(g[1]))), ())
         return self.field(m).path((float(g[0]), float(g[1])))
+
+
+def _normal_rows(b: Bank, s: int) -> np.ndarray:
+    """Spots (rows s:) that engage some target normally (range or barricade)."""
+    return (b.er[s:] | b.bar[s:]).any(axis=1)
+
+
+def _token_only_rows(b: Bank, s: int) -> np.ndarray:
+    """Spots (rows s:) that engage only with a token across a ruin wall."""
+    return b.tok[s:].any(axis=1) & ~(b.er[s:] | b.bar[s:]).any(axis=1)
 
 
 __all__ = ["ChargeProblem", "Placement", "coherent", "sd_many", "offset_spots"]

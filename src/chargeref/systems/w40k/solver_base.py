@@ -181,6 +181,54 @@ def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) 
     return (o1 * o2 < 0) & (o3 * o4 < 0)
 
 
+def circles_crossings_stack(C1: np.ndarray, R1s: np.ndarray, C2: np.ndarray, R2s: np.ndarray) -> np.ndarray:
+    """``np.vstack([circles_crossings_many(C1, R1s[g], C2, R2s[g]) for g in range(G)])``
+    in one pass: the same rows in the same order (each radius pair's "+" crossings, then
+    its "-" ones), computed with the same arithmetic term for term, so the same bits.
+    perf: the spot construction asks for several radius pairs round the same centres
+    (contact and coherency loci), and the centre distances are shared."""
+    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
+    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
+    if len(C1) == 0 or len(C2) == 0:
+        return np.zeros((0, 2))
+    R1s = np.asarray(R1s, dtype=float).reshape(-1, len(C1))
+    R2s = np.asarray(R2s, dtype=float).reshape(-1, len(C2))
+    G = len(R1s)
+    if G == 0:
+        return np.zeros((0, 2))
+    vx = C2[None, :, 0] - C1[:, None, 0]
+    vy = C2[None, :, 1] - C1[:, None, 1]
+    d = np.hypot(vx, vy)
+    r1 = R1s[:, :, None]
+    r2 = R2s[:, None, :]
+    ok = (d > 0)[None] & (d[None] <= r1 + r2) & (d[None] >= np.abs(r1 - r2))
+    g, i, j = np.nonzero(ok)
+    k = len(g)
+    if k == 0:
+        return np.zeros((0, 2))
+    d = d[i, j]
+    a1 = R1s[g, i]
+    a2 = R2s[g, j]
+    ex = vx[i, j] / d
+    ey = vy[i, j] / d
+    a = (a1 * a1 - a2 * a2 + d * d) / (2 * d)
+    h = np.sqrt(np.maximum(a1 * a1 - a * a, 0.0))
+    mx = C1[i, 0] + a * ex
+    my = C1[i, 1] + a * ey
+    nx = -ey
+    # rows of pair g: its block starts after every earlier pair's two rows per crossing
+    cnt = np.bincount(g, minlength=G)
+    first = np.cumsum(cnt) - cnt
+    plus = 2 * first[g] + (np.arange(k) - first[g])
+    minus = plus + cnt[g]
+    out = np.empty((2 * k, 2))
+    out[plus, 0] = mx + h * nx
+    out[plus, 1] = my + h * ex
+    out[minus, 0] = mx - h * nx
+    out[minus, 1] = my - h * ex
+    return out
+
+
 class StraightLines:
     """Exact, vectorised check that a disc base can move straight from its start to
     each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their
@@ -246,44 +294,17 @@ class StraightLines:
         out[si, pj] = True
         if len(self.dc) == 0:
             return out
-        # (start, disc) pairs that can matter: the disc within reach + r + its radius
-        rel = self.dc[None, :, :] - S[:, None, :]
-        dsc = np.sqrt(rel[..., 0] * rel[..., 0] + rel[..., 1] * rel[..., 1])
-        rho = r + self.dr[None, :] + 1e-6
-        ci, ck = np.nonzero(dsc - self.dr[None, :] <= reach + r + 1e-6)
-        if len(ci) == 0:
+        cones = self._cones(S, r, reach)
+        if cones is None:
             return out
-        # A disc can block a move only if the move heads into the cone of directions
-        # from the start that meet the disc (grown by 1e-6): half-width asin(rho / |c - s|),
-        # every direction when the start is inside. Moves are sorted by (start, angle) and
-        # each disc's cone picks its moves by binary search; the blocking test itself is
-        # clear_many's arithmetic on the picked triples (the cone only skips triples that
-        # cannot block, so the verdicts are the same).
+        KLO, KHI, K = cones
         d_all = P[pj] - S[si]
         ang = np.arctan2(d_all[:, 1], d_all[:, 0])  # in [-pi, pi]
         key = si * 8.0 + (ang + math.pi)  # starts 8 apart: angles span at most 2 pi + a hair
         order = np.argsort(key, kind="stable")
         skey = key[order]
-        dd = dsc[ci, ck]
-        inside = dd <= rho[0, ck]
-        half = np.where(inside, 4.0, np.arcsin(np.minimum(1.0, rho[0, ck] / np.where(dd > 0, dd, 1.0))) + 1e-9)
-        th = np.arctan2(rel[ci, ck, 1], rel[ci, ck, 0]) + math.pi  # [0, 2 pi]
-        lo_a, hi_a = th - half, th + half
-        # a cone may wrap round angle 0 / 2 pi: up to three windows per (start, disc)
-        wins = []
-        for shift in (-2 * math.pi, 0.0, 2 * math.pi):
-            lo = np.maximum(lo_a + shift, 0.0)
-            hi = np.minimum(hi_a + shift, 2 * math.pi + 1e-9)
-            full = inside & (shift == 0.0)
-            lo = np.where(full, 0.0, lo)
-            hi = np.where(full, 2 * math.pi + 1e-9, hi)
-            ok = (lo <= hi) & (~inside | (shift == 0.0))
-            a = np.searchsorted(skey, ci[ok] * 8.0 + lo[ok], side="left")
-            b = np.searchsorted(skey, ci[ok] * 8.0 + hi[ok], side="right")
-            wins.append((a, b, ck[ok]))
-        A = np.concatenate([w[0] for w in wins])
-        B = np.concatenate([w[1] for w in wins])
-        K = np.concatenate([w[2] for w in wins])
+        A = np.searchsorted(skey, KLO, side="left")
+        B = np.searchsorted(skey, KHI, side="right")
         cnt = np.maximum(B - A, 0)
         blocked = np.zeros(len(si), dtype=bool)
         tot = int(cnt.sum())
@@ -315,6 +336,53 @@ class StraightLines:
             blocked[pair[bad]] = True
             w0 = w1
         out[si[blocked], pj[blocked]] = False
+        return out
+
+    def _cones(self, S: np.ndarray, r: float, reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The (start, disc) windows of clear_within: for every disc within reach + r +
+        its radius of a start, the sort keys (start * 8 + angle) bounding the cone of
+        move directions from that start that meet the disc, and the disc; None when no
+        disc is near any start. They depend on the starts only, not on the goals, so
+        they are kept per (starts, r, reach) (perf: the search asks with the same
+        starts at every step).
+
+        A disc can block a move only if the move heads into the cone of directions
+        from the start that meet the disc (grown by 1e-6): half-width asin(rho / |c - s|),
+        every direction when the start is inside. Moves are sorted by (start, angle) and
+        each disc's cone picks its moves by binary search; the blocking test itself is
+        clear_many's arithmetic on the picked triples (the cone only skips triples that
+        cannot block, so the verdicts are the same)."""
+        ck_key = (S.tobytes(), len(S), r, reach)
+        cache = self.__dict__.setdefault("_cone_cache", {})
+        if ck_key in cache:
+            return cache[ck_key]
+        # (start, disc) pairs that can matter: the disc within reach + r + its radius
+        rel = self.dc[None, :, :] - S[:, None, :]
+        dsc = np.sqrt(rel[..., 0] * rel[..., 0] + rel[..., 1] * rel[..., 1])
+        rho = r + self.dr[None, :] + 1e-6
+        ci, ck = np.nonzero(dsc - self.dr[None, :] <= reach + r + 1e-6)
+        if len(ci) == 0:
+            cache[ck_key] = None
+            return None
+        dd = dsc[ci, ck]
+        inside = dd <= rho[0, ck]
+        half = np.where(inside, 4.0, np.arcsin(np.minimum(1.0, rho[0, ck] / np.where(dd > 0, dd, 1.0))) + 1e-9)
+        th = np.arctan2(rel[ci, ck, 1], rel[ci, ck, 0]) + math.pi  # [0, 2 pi]
+        lo_a, hi_a = th - half, th + half
+        # a cone may wrap round angle 0 / 2 pi: up to three windows per (start, disc)
+        los, his, ks = [], [], []
+        for shift in (-2 * math.pi, 0.0, 2 * math.pi):
+            lo = np.maximum(lo_a + shift, 0.0)
+            hi = np.minimum(hi_a + shift, 2 * math.pi + 1e-9)
+            full = inside & (shift == 0.0)
+            lo = np.where(full, 0.0, lo)
+            hi = np.where(full, 2 * math.pi + 1e-9, hi)
+            ok = (lo <= hi) & (~inside | (shift == 0.0))
+            los.append(ci[ok] * 8.0 + lo[ok])
+            his.append(ci[ok] * 8.0 + hi[ok])
+            ks.append(ck[ok])
+        out = (np.concatenate(los), np.concatenate(his), np.concatenate(ks))
+        cache[ck_key] = out
         return out
 
     def clear(self, s: np.ndarray, r: float, P: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from .solver_base import (
     Bank,
     Placement,
     _floor_edge_crossings,
+    circles_crossings_stack,
     face_spots,
 )
 from .world import CAN_USE_FLOORS, Model
@@ -279,10 +280,10 @@ class SpotBuilder:
             CB = np.array(PB).reshape(-1, 2)
             ra = np.array([a.fp.radius for a in A]) + m.fp.radius
             rb = np.array([b.fp.radius for b in B]) + m.fp.radius
-            for ga in gaps_a:
-                for gb in gaps_b:
-                    out.append(circles_crossings_many(CA, ra + ga, CB, rb + gb))
-            return np.vstack(out) if out else np.zeros((0, 2))
+            # perf: every (ga, gb) pair in one pass (the rows of the loop over ga, gb)
+            R1s = np.array([ra + ga for ga in gaps_a for _ in gaps_b]).reshape(-1, len(CA))
+            R2s = np.array([rb + gb for _ in gaps_a for gb in gaps_b]).reshape(-1, len(CB))
+            return circles_crossings_stack(CA, R1s, CB, R2s)
         reach_a = max(gaps_a) + 2 * m.fp.radius
         reach_b = max(gaps_b) + 2 * m.fp.radius
         for a, pa in zip(A, PA, strict=True):
