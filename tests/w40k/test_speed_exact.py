@@ -66,3 +66,34 @@ def test_clear_within_cones_kept_across_calls(seed: int) -> None:
         fresh = StraightLines(discs)
         assert np.array_equal(kept.clear_within(S, 0.6, P, near, 12.0), fresh.clear_within(S, 0.6, P, near, 12.0))
         assert np.array_equal(kept.clear_within(S, 0.6, P, near, 12.0), fresh.clear_many(S, 0.6, P) & near)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
+@given(seed=st.integers(0, 10_000), walls=st.booleans())
+@example(seed=0, walls=False)
+@example(seed=0, walls=True)
+def test_straight_verdict_of_a_pair_is_its_own(seed: int, walls: bool) -> None:
+    """The search tests a (start, spot) pair's straight line only when it wants the spot
+    (ChargeProblem._settle), one model at a time: the verdict must be the one the test of
+    every model and spot at once gives."""
+    from chargeref.geometry.bases import wall_footprint
+    from chargeref.geometry.paths import Barrier
+    from chargeref.geometry.shapes import Disc, Footprint
+
+    rng = np.random.default_rng(seed)
+    bars = [Barrier(Footprint((Disc(tuple(rng.uniform(0, 20, 2)), float(rng.uniform(0.3, 1.0))),)), None, f"b{i}") for i in range(10)]
+    if walls:
+        for i in range(3):
+            a = rng.uniform(0, 20, 2)
+            bars.append(Barrier(wall_footprint([tuple(a), tuple(a + rng.uniform(-4, 4, 2))], 0.2), None, f"w{i}"))
+    lines = StraightLines(bars)
+    S = rng.uniform(0, 20, (6, 2))
+    P = rng.uniform(0, 20, (60, 2))
+    near = np.linalg.norm(P[None] - S[:, None], axis=2) <= 12.0
+    every = lines.clear_within(S, 0.63, P, near, 12.0)
+    for i in range(len(S)):
+        cols = np.flatnonzero(near[i])
+        rng.shuffle(cols)
+        for part in np.array_split(cols, 3):
+            one = lines.clear_within(S[i : i + 1], 0.63, P[part], np.ones((1, len(part)), dtype=bool), 12.0)[0]
+            assert np.array_equal(one, every[i, part])

@@ -151,6 +151,7 @@ class ChargeProblem(SpotBuilder, Refiner):
         }
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
+        self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self._cbuf: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
@@ -367,49 +368,68 @@ class ChargeProblem(SpotBuilder, Refiner):
             S = np.array([m.xy for m in ms])
             d = pair_norm(S, pts)
             cand = ok[None, :] & (d <= self.cap + EPS)
-            clear = np.zeros_like(cand)
-            cols = np.nonzero(cand.any(axis=0))[0]
-            if len(cols):
-                # perf: only the pairs within the cap, against nearby barriers (exact, see clear_within)
-                clear[:, cols] = self.straight.clear_within(S, ms[0].fp.radius, pts[cols], cand[:, cols], self.cap + EPS)
             thr = self.w.rules.climb_free
-            # perf: every model's row at once. A clear straight line costs its length; a
-            # blocked one also gets its length, as a lower bound the planner is asked to
-            # replace only if the search ever wants the spot (see _resolve)
-            rest = cand & ~clear
+            # perf: every model's row at once. Every spot within the cap costs its
+            # straight length: exact when the straight line is clear, else a lower bound
+            # the planner replaces only if the search ever wants the spot (_resolve).
+            # Which of the two it is, is asked only then too (_settle): the cost is the
+            # same number either way, and the straight-line test of a (start, spot) pair
+            # does not depend on the other pairs asked with it (clear_within).
             dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
             vert = np.where(dz > thr + 1e-12, dz, 0.0)
             cost = np.where(cand, d, np.inf) + vert
             for i, m in enumerate(ms):
-                self._append(m.id, cost[i], ~rest[i])
+                self._append(m.id, cost[i], ~cand[i], cand[i])
         else:
             for m in ms:
                 self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
 
-    def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray) -> None:
-        """Append to a model's spot costs and exactness flags. perf: they live in buffers
+    def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray, pending: np.ndarray | None = None) -> None:
+        """Append to a model's spot costs, exactness flags and pending flags (a straight
+        length not yet tested for clearance, see _settle). perf: they live in buffers
         that double when full (self.costs[mid] is a view of the filled part), so growing
         the banks spot by spot is not quadratic in copying."""
         n0 = len(self.costs[mid])
         n1 = n0 + len(cost)
         buf = self._cbuf.get(mid)
-        if buf is not None and (self.costs[mid].base is not buf[0] or self.exact[mid].base is not buf[1]):
+        if buf is not None and (
+            self.costs[mid].base is not buf[0] or self.exact[mid].base is not buf[1] or self.pending[mid].base is not buf[2]
+        ):
             buf = None  # the arrays were replaced outside _append: start a new buffer from them
         if buf is None or len(buf[0]) < n1:
             cap = max(n1, 2 * (len(buf[0]) if buf is not None else 0), 64)
             cb = np.empty(cap)
             eb = np.empty(cap, dtype=bool)
+            pb = np.empty(cap, dtype=bool)
             cb[:n0] = self.costs[mid]
             eb[:n0] = self.exact[mid]
-            buf = (cb, eb)
+            pb[:n0] = self.pending[mid]
+            buf = (cb, eb, pb)
             self._cbuf[mid] = buf
         buf[0][n0:n1] = cost
         buf[1][n0:n1] = exact
+        buf[2][n0:n1] = False if pending is None else pending
         self.costs[mid] = buf[0][:n1]
         self.exact[mid] = buf[1][:n1]
+        self.pending[mid] = buf[2][:n1]
+
+    def _settle(self, m: Model, idx: np.ndarray) -> None:
+        """Test the straight line from m's start to each pending spot of ``idx``: clear,
+        its straight length is exact; blocked, it stays a lower bound for _resolve. The
+        verdicts are those of clear_within on every model and new spot at once (each
+        pair's verdict is its own: the same cones and the same per-triple arithmetic)."""
+        pend = idx[self.pending[m.id][idx]]
+        if len(pend) == 0:
+            return
+        b = self.banks[self.keys[m.id]]
+        S = np.array([m.xy])
+        clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + EPS)[0]
+        self.exact[m.id][pend[clear]] = True
+        self.pending[m.id][pend] = False
 
     def _resolve(self, m: Model, idx: np.ndarray) -> None:
         """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""
+        self._settle(m, idx[~self.exact[m.id][idx]])
         idx = idx[~self.exact[m.id][idx]]
         if len(idx) == 0:
             return
@@ -696,6 +716,8 @@ class ChargeProblem(SpotBuilder, Refiner):
             if best is None:
                 return None
             _, mid, i = best
+            if not self.exact[mid][i]:
+                self._settle(by_id[mid], np.array([i]))
             if not self.exact[mid][i]:
                 # the spot's cost was a straight-line lower bound: plan the real paths of
                 # this model's usable spots, then choose again
