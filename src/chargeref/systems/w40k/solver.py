@@ -152,7 +152,8 @@ class ChargeProblem(SpotBuilder, Refiner):
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
-        self._cbuf: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
+        self._kbuf: dict[tuple, list] = {}  # per shape: (costs, exact, pending, n, model ids), see _append_rows
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -360,8 +361,8 @@ class ChargeProblem(SpotBuilder, Refiner):
 
     def _costs_batch(self, ms: list[Model], bank: Bank, start: int) -> None:
         """Append the costs of bank spots [start:] for several models of one shape."""
-        if not ms:
-            return
+        if not ms or len(bank.pts) <= start:
+            return  # nothing to append
         pts = bank.pts[start:]
         ok = bank.ok[start:]
         if ms[0].fp.is_disc and len(pts) and not self.sky:
@@ -378,8 +379,7 @@ class ChargeProblem(SpotBuilder, Refiner):
             dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
             vert = np.where(dz > thr + 1e-12, dz, 0.0)
             cost = np.where(cand, d, np.inf) + vert
-            for i, m in enumerate(ms):
-                self._append(m.id, cost[i], ~cand[i], cand[i])
+            self._append_rows(ms, cost, ~cand, cand)
         else:
             for m in ms:
                 self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
@@ -412,6 +412,54 @@ class ChargeProblem(SpotBuilder, Refiner):
         self.costs[mid] = buf[0][:n1]
         self.exact[mid] = buf[1][:n1]
         self.pending[mid] = buf[2][:n1]
+
+    def _append_rows(self, ms: list[Model], cost: np.ndarray, exact: np.ndarray, pending: np.ndarray) -> None:
+        """_append for every model of one shape at once (row i for ms[i]). perf: the
+        shape's models keep their rows in one (models, spots) buffer that doubles when
+        full; self.costs[mid] (and exact, pending) is a view of the model's row."""
+        key = self.keys[ms[0].id]
+        kb = self._kbuf.get(key)
+        ids = [m.id for m in ms]
+        if kb is None:
+            if any(len(self.costs[mid]) for mid in ids):
+                for i, mid in enumerate(ids):  # rows begun elsewhere: keep them per model
+                    self._append(mid, cost[i], exact[i], pending[i])
+                return
+            kb = self._kbuf[key] = [np.empty((len(ms), 0)), np.empty((len(ms), 0), dtype=bool), np.empty((len(ms), 0), dtype=bool), 0, ids,
+                                    {mid: i for i, mid in enumerate(ids)}]
+        C, E, P, n0, rows, _ = kb
+        assert rows == ids
+        n1 = n0 + cost.shape[1]
+        if C.shape[1] < n1:
+            cap = max(n1, 2 * C.shape[1], 64)
+            C2, E2, P2 = np.empty((len(ms), cap)), np.empty((len(ms), cap), dtype=bool), np.empty((len(ms), cap), dtype=bool)
+            C2[:, :n0], E2[:, :n0], P2[:, :n0] = C[:, :n0], E[:, :n0], P[:, :n0]
+            C, E, P = C2, E2, P2
+        C[:, n0:n1] = cost
+        E[:, n0:n1] = exact
+        P[:, n0:n1] = pending
+        kb[:4] = [C, E, P, n1]
+        for i, mid in enumerate(ids):
+            self.costs[mid] = C[i, :n1]
+            self.exact[mid] = E[i, :n1]
+            self.pending[mid] = P[i, :n1]
+
+    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray | None:
+        """For models ms of one shape, each row: the bank spots from ``start`` on that
+        the model may use within R (fits, cost within R, and ends closer where that is
+        required), or None when the shape's costs are not kept in one buffer. The same
+        comparisons as the search's per-model test, for every model at once (perf)."""
+        kb = self._kbuf.get(self.keys[ms[0].id])
+        if kb is None:
+            return None
+        C, _, _, n, _, row_of = kb
+        pick = [row_of[m.id] for m in ms]
+        b = self.banks[self.keys[ms[0].id]]
+        u = b.ok[start:n][None, :] & (C[pick, start:n] <= R + EPS)
+        if self.enforce_closer:
+            sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
+            u &= np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+        return u
 
     def _settle(self, m: Model, idx: np.ndarray) -> None:
         """Test the straight line from m's start to each pending spot of ``idx``: clear,
@@ -752,17 +800,22 @@ class ChargeProblem(SpotBuilder, Refiner):
                 dz = np.abs(bb.z - zz[mid])
                 overlap[k] |= (sd < -EPS) & (dz <= 1e-9)
                 links[k] += ((sd <= r.coh) & (dz <= r.coh_v)).astype(int)
+            # perf: the models that are still to place, grouped by shape and by how many
+            # spots they have already judged, get their new spots judged at once
+            todo: dict[tuple, list[Model]] = {}
             for m in self.models:
-                if m.id not in pos:
-                    old = len(use[m.id])
-                    if len(self.costs[m.id]) > old:
-                        more = usable(m, old)
-                        hit = uidx.get(m.id)
-                        prev = use[m.id]
-                        use[m.id] = np.concatenate([prev, more])
-                        if hit is not None and hit[0] is prev:
-                            # perf: the usable indices grow with the spots (no rescan)
-                            uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
+                if m.id not in pos and len(self.costs[m.id]) > len(use[m.id]):
+                    todo.setdefault((self.keys[m.id], len(use[m.id])), []).append(m)
+            for (_, old), ms_k in todo.items():
+                rows = self._usable_rows(ms_k, old, R)
+                for j, m in enumerate(ms_k):
+                    more = usable(m, old) if rows is None else rows[j]
+                    hit = uidx.get(m.id)
+                    prev = use[m.id]
+                    use[m.id] = np.concatenate([prev, more])
+                    if hit is not None and hit[0] is prev:
+                        # perf: the usable indices grow with the spots (no rescan)
+                        uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 
