@@ -286,17 +286,32 @@ class SpotBuilder:
             return circles_crossings_stack(CA, R1s, CB, R2s)
         reach_a = max(gaps_a) + 2 * m.fp.radius
         reach_b = max(gaps_b) + 2 * m.fp.radius
+        # perf: the root finder's crossings are kept per problem: they depend only on
+        # the mover's base, the two models, where they stand and the two gaps, and the
+        # search asks for the same ones again (later steps, orders of play, probes)
+        memo: dict[tuple, tuple] = self.__dict__.setdefault("_crossings_memo", {})
         for a, pa in zip(A, PA, strict=True):
-            fa = a.fp.moved_to(pa)
+            fa = None
+            ka = (a.id, np.asarray(pa, dtype=float).tobytes())
             for b, pb in zip(B, PB, strict=True):
                 if a is b:
                     continue
                 if float(np.hypot(*(np.asarray(pa) - np.asarray(pb)))) > a.fp.radius + b.fp.radius + reach_a + reach_b:
                     continue
-                fb = b.fp.moved_to(pb)
+                kb = (b.id, np.asarray(pb, dtype=float).tobytes())
+                fb = None
                 for ga in gaps_a:
                     for gb in gaps_b:
-                        out.append(locus_crossings(m.fp, fa, ga, fb, gb))
+                        # (the entry holds the mover's base, so its id stays its own)
+                        key = (id(m.fp), ka, kb, ga, gb)
+                        hit = memo.get(key)
+                        if hit is None:
+                            fa = a.fp.moved_to(pa) if fa is None else fa
+                            fb = b.fp.moved_to(pb) if fb is None else fb
+                            x = locus_crossings(m.fp, fa, ga, fb, gb)
+                            x.setflags(write=False)
+                            hit = memo[key] = (x, m.fp)
+                        out.append(hit[0])
         return np.vstack(out) if out else np.zeros((0, 2))
 
     def _wrap_spots(self, m: Model, loci: list[float]) -> np.ndarray:
