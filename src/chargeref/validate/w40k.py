@@ -452,19 +452,25 @@ def check_eligibility(ctx: Ctx) -> list[Violation]:
         out.append(Violation("ineligible", f"{u.id} is AIRCRAFT", ids))
     mine = ctx.unit_start(u.id)
     reach = (HEROIC_DECLARE_RANGE if ctx.ruling.procedure == HEROIC else DECLARE_RANGE) * ctx.inch
-    if mine:
+    # perf: _within is asked only of the pairs whose enclosing circles come within
+    # reach (the lower bound it starts with, with a margin far above rounding), in the
+    # same order, so the first hit is the same model
+    by_unit = [ctx.unit_start(eid) for eid in ctx.enemy_units()]
+    foes = [e for es in by_unit for e in es]
+    near: dict[int, list[Placed]] = {}
+    if mine and foes:
         mc = np.array([m.xy for m in mine], dtype=float).reshape(-1, 2)
         mr = np.array([m.fp.radius for m in mine], dtype=float)
-    for eid in ctx.enemy_units():
-        for e in ctx.unit_start(eid):
-            # perf: _within is asked only of the models whose enclosing circles come
-            # within reach (the same lower bound it starts with, with a margin far above
-            # rounding), in the same order, so the first hit is the same model
-            cand = mine
-            if mine:
-                lb = np.hypot(mc[:, 0] - e.xy[0], mc[:, 1] - e.xy[1]) - mr - e.fp.radius
-                cand = [mine[i] for i in np.flatnonzero(lb <= ER_H * ctx.inch + TOL + 1e-9)]
-            hit = next((m for m in cand if _within(m, e, ER_H * ctx.inch, ER_V * ctx.inch)), None)
+        fc = np.array([e.xy for e in foes], dtype=float).reshape(-1, 2)
+        fr = np.array([e.fp.radius for e in foes], dtype=float)
+        lb = np.hypot(mc[:, None, 0] - fc[None, :, 0], mc[:, None, 1] - fc[None, :, 1]) - mr[:, None] - fr[None, :]
+        for j, i in sorted(zip(*np.nonzero((lb <= ER_H * ctx.inch + TOL + 1e-9).T), strict=True)):
+            near.setdefault(int(j), []).append(mine[int(i)])
+    first = 0
+    for es in by_unit:
+        first += len(es)
+        for j, e in enumerate(es, start=first - len(es)):
+            hit = next((m for m in near.get(j, ()) if _within(m, e, ER_H * ctx.inch, ER_V * ctx.inch)), None)
             if hit is not None:
                 out.append(
                     Violation(

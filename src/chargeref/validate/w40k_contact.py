@@ -208,11 +208,13 @@ def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_m
             bad = sd_to_each(base0, P, [o.fp for o in level], 0.0) < -TOL  # (n, N)
             count = bad.sum(axis=1)
             lcol = {o.id: j for j, o in enumerate(level)}
-            for k, c in enumerate(group):
-                j = lcol.get(c.id)
-                clear = count - (bad[:, j] if j is not None else 0) == 0
-                if (clear & reach[:, k]).any():
-                    alive[c.id] = True
+            # every model of the group at once: a candidate is clear for a model when it
+            # overlaps no model but (perhaps) that model itself
+            own_col = np.array([lcol.get(c.id, -1) for c in group])
+            self_bad = np.where(own_col[None, :] >= 0, bad[:, np.maximum(own_col, 0)], False)
+            clear = (count[:, None] - self_bad) == 0
+            for k in np.flatnonzero((clear & reach).any(axis=0)):
+                alive[group[int(k)].id] = True
         out |= {cid for cid, a in alive.items() if not a}
     return out
 

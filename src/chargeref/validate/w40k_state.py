@@ -520,18 +520,14 @@ def path_cost(
         other_e = {e.id for e in enemies if not (mr is not None and _round(e.fp) is not None)}
         EC = np.array([_round(e.fp)[:2] for e in round_e]).reshape(-1, 2)  # type: ignore[index]
         ER = np.array([_round(e.fp)[2] for e in round_e])  # type: ignore[index]
-        cache[key] = (enemies, round_e, other_e, EC, ER)
-    enemies, round_e, other_e, EC, ER = cache[key]
-    # each feature's enclosing circle: a feature the swept base cannot reach is skipped
-    if "_feature_circles" not in ctx.__dict__:
-        ctx.__dict__["_feature_circles"] = (
-            np.array([f.fp.center for f in ctx.features], dtype=float).reshape(-1, 2),
-            np.array([f.fp.radius for f in ctx.features], dtype=float),
-        )
-    FC, FR = ctx.__dict__["_feature_circles"]
-    # one array of circle centres: the features' enclosing circles, then round enemies
-    CC = np.vstack([FC, EC]) if len(EC) else FC
-    nF = len(FC)
+        # each feature's enclosing circle: a feature the swept base cannot reach is skipped
+        FC = np.array([f.fp.center for f in ctx.features], dtype=float).reshape(-1, 2)
+        FR = np.array([f.fp.radius for f in ctx.features], dtype=float)
+        # one array of circle centres: the features' enclosing circles, then round enemies
+        CC = np.vstack([FC, EC]) if len(EC) else FC
+        cache[key] = (enemies, round_e, other_e, EC, ER, FR, CC)
+    enemies, round_e, other_e, EC, ER, FR, CC = cache[key]
+    nF = len(FR)
     for i in range(len(pts) - 1):
         a = (float(pts[i][0]), float(pts[i][1]))
         b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
