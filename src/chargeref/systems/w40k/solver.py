@@ -108,6 +108,10 @@ class ChargeProblem(SpotBuilder, Refiner):
         self.nontarget_models = [m for u in world.enemies_of(unit) if u in forbid for m in world.unit_models[u]]
         self.other_models = [m for m in world.models if m.unit != unit]
         self.blockers = world.end_blockers()
+        self._blocker_circles = (
+            np.array([f.fp.center for f in self.blockers], dtype=float).reshape(-1, 2),
+            np.array([f.fp.radius for f in self.blockers], dtype=float),
+        )
         # features a charge may be fought across at 2": barricades (everyone) and, for
         # the WTC walls rule, ruin walls (INFANTRY and BEAST only)
         self.tokens_possible = bool(r.wtc and (world.unit_keywords[unit] & {"INFANTRY", "BEAST"}))
@@ -144,6 +148,8 @@ class ChargeProblem(SpotBuilder, Refiner):
         self.rep: dict[tuple, Model] = {}
         for m in self.models:
             self.rep.setdefault(self.keys[m.id], m)
+        # the unit's models of each shape, in unit order
+        self._of_shape: dict[tuple, list[Model]] = {key: [m for m in self.models if self.keys[m.id] == key] for key in self.rep}
         # ``initial_spots`` False: the caller brings its own candidates (the model-by-model
         # moves skip the charge's spot construction for bases that need the root finder)
         self.banks: dict[tuple, Bank] = {
@@ -218,14 +224,16 @@ class ChargeProblem(SpotBuilder, Refiner):
             off = part.support(np.array([[1.0, 0], [-1.0, 0], [0, 1.0], [0, -1.0]])) - m.xy
             ok &= (pts[:, 0] + off[0, 0] <= w.board[0] + EPS) & (pts[:, 0] + off[1, 0] >= -EPS)
             ok &= (pts[:, 1] + off[2, 1] <= w.board[1] + EPS) & (pts[:, 1] + off[3, 1] >= -EPS)
-        for f in self.blockers:  # terrain no base may end on
-            idx = np.nonzero(ok)[0]
-            if len(idx) == 0:
-                break
-            near = np.linalg.norm(pts[idx] - f.fp.center, axis=1) <= f.fp.radius + m.fp.radius + 1e-9
-            if near.any():
-                sub = idx[near]
-                ok[sub] &= sd_many(m.fp, pts[sub], f.fp) >= -EPS
+        if self.blockers and k:  # terrain no base may end on
+            # perf: the enclosing-circle test of every blocker at once (pair_norm is the
+            # same bits as the norm of each difference); the exact test only where a
+            # spot still fits and its base's circle reaches the blocker's
+            BC, BR = self._blocker_circles
+            near = pair_norm(pts, BC) <= BR[None, :] + m.fp.radius + 1e-9
+            for j in np.flatnonzero(near.any(axis=0)):
+                sub = np.flatnonzero(ok & near[:, j])
+                if len(sub):
+                    ok[sub] &= sd_many(m.fp, pts[sub], self.blockers[j].fp) >= -EPS
         ok &= self._fits_among_others(m, pts, z)
         if drop:
             keep = np.flatnonzero(ok)
@@ -257,7 +265,16 @@ class ChargeProblem(SpotBuilder, Refiner):
         two = 2.0 * r.inch
         for part, _, kind in self.across:
             # touching the feature (as close as it can be) ...
-            touch = np.abs(sd_many(m.fp, pts, Footprint((part,)))) <= EPS
+            if m.fp.is_disc and k:
+                # perf: only bases whose circle comes within EPS of the part's enclosing
+                # circle can touch it (the distance between the two is at least the
+                # centre distance less both radii; 1e-9 more covers the rounding)
+                touch = np.zeros(k, dtype=bool)
+                cand = np.flatnonzero(pair_norm(pts, part.center[None])[:, 0] - part.radius - m.fp.radius <= EPS + 1e-9)
+                if len(cand):
+                    touch[cand] = np.abs(sd_many(m.fp, pts[cand], Footprint((part,)))) <= EPS
+            else:
+                touch = np.abs(sd_many(m.fp, pts, Footprint((part,)))) <= EPS
             if not touch.any():
                 continue
             V = part.V
@@ -517,7 +534,7 @@ class ChargeProblem(SpotBuilder, Refiner):
             start = len(b.pts)
             self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
             # every model of the shape gets costs (later orders of play may use them)
-            self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], start)
+            self._costs_batch(self._of_shape[key], self.banks[key], start)
 
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
