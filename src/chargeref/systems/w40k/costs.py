@@ -1,0 +1,208 @@
+"""Path costs of the candidate spots of a charge (a mixin of ``solver.ChargeProblem``).
+
+Every model keeps, per spot of its shape's bank, the cost of reaching the spot (path
+length plus counted vertical change, inf when out of reach), whether that cost is
+exact, and whether the straight line to it is still to be tested. A spot within the
+cap costs its straight length at first: exact when the straight line is clear, a lower
+bound otherwise, which the path planner replaces only when the search wants the spot.
+The costs of a shape's models live in one (models, spots) buffer that grows with the
+bank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .solver_base import EPS, OUT_MARGIN, Bank, Cands, pair_norm
+from .world import Model
+
+
+class CostBook:
+    """The cost bookkeeping of ``ChargeProblem`` (it provides the attributes used here:
+    the world, banks, keys, the straight-line test, the planner fields, the cap)."""
+
+    def _costs(self, m: Model, bank: Bank, start: int = 0) -> np.ndarray:
+        """Path cost (plus counted vertical change) from the model's start to every
+        usable spot of its bank from index ``start`` on; inf where unreachable."""
+        pts = bank.pts[start:]
+        z = bank.z[start:]
+        cost = np.full(len(pts), np.inf)
+        idx = np.nonzero(bank.ok[start:])[0]
+        if len(idx) == 0:
+            return cost
+        # cheap reject: farther than the cap in a straight line
+        d = np.linalg.norm(pts[idx] - m.xy, axis=1)
+        idx = idx[d <= self.cap + EPS]
+        if len(idx) == 0:
+            return cost
+        if m.fp.is_disc:
+            clear = self.straight.clear(m.xy, m.fp.radius, pts[idx])
+            cost[idx[clear]] = np.linalg.norm(pts[idx[clear]] - m.xy, axis=1)
+            rest = idx[~clear]
+        else:
+            rest = idx
+        if len(rest):
+            cost[rest] = self.field(m).cost(pts[rest])
+        dz = np.abs(z - m.z)
+        thr = self.w.rules.climb_free
+        cost += np.where(dz > thr + 1e-12, dz, 0.0)
+        if self.sky:
+            sky = np.full(len(pts), np.inf)
+            sky[idx] = self._sky_costs(m, pts[idx])
+            cost = np.minimum(cost, sky)
+        return cost
+
+    def sky_field(self, m: Model):  # noqa: ANN201
+        f = self._sky_fields.get(m.id)
+        if f is None:
+            assert self.sky_planner is not None
+            f = self.sky_planner.field(m.fp, budget=self.cap + 1e-9)
+            self._sky_fields[m.id] = f
+        return f
+
+    def _sky_costs(self, m: Model, pts: np.ndarray) -> np.ndarray:
+        """Cost of reaching each point through the skies: the path over everything but
+        impassable terrain (and avoided engagement ranges) plus the edition's price."""
+        if len(pts) == 0:
+            return np.zeros(0)
+        return np.asarray(self.sky_field(m).cost(pts), dtype=float) + self.sky_penalty
+
+    def _costs_batch(self, ms: list[Model], bank: Bank, start: int) -> None:
+        """Append the costs of bank spots [start:] for several models of one shape."""
+        if not ms or len(bank.pts) <= start:
+            return  # nothing to append
+        pts = bank.pts[start:]
+        ok = bank.ok[start:]
+        if ms[0].fp.is_disc and len(pts) and not self.sky:
+            S = np.array([m.xy for m in ms])
+            d = pair_norm(S, pts)
+            cand = ok[None, :] & (d <= self.cap + EPS)
+            thr = self.w.rules.climb_free
+            # perf: every model's row at once. Every spot within the cap costs its
+            # straight length: exact when the straight line is clear, else a lower bound
+            # the planner replaces only if the search ever wants the spot (_resolve).
+            # Which of the two it is, is asked only then too (_settle): the cost is the
+            # same number either way, and the straight-line test of a (start, spot) pair
+            # does not depend on the other pairs asked with it (clear_within).
+            dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
+            vert = np.where(dz > thr + 1e-12, dz, 0.0)
+            cost = np.where(cand, d, np.inf) + vert
+            self._append_rows(ms, cost, ~cand, cand)
+        else:
+            for m in ms:
+                self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
+
+    def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray, pending: np.ndarray | None = None) -> None:
+        """Append to a model's spot costs, exactness flags and pending flags (a straight
+        length not yet tested for clearance, see _settle). perf: they live in buffers
+        that double when full (self.costs[mid] is a view of the filled part), so growing
+        the banks spot by spot is not quadratic in copying."""
+        n0 = len(self.costs[mid])
+        n1 = n0 + len(cost)
+        buf = self._cbuf.get(mid)
+        if buf is not None and (
+            self.costs[mid].base is not buf[0] or self.exact[mid].base is not buf[1] or self.pending[mid].base is not buf[2]
+        ):
+            buf = None  # the arrays were replaced outside _append: start a new buffer from them
+        if buf is None or len(buf[0]) < n1:
+            cap = max(n1, 2 * (len(buf[0]) if buf is not None else 0), 64)
+            cb = np.empty(cap)
+            eb = np.empty(cap, dtype=bool)
+            pb = np.empty(cap, dtype=bool)
+            cb[:n0] = self.costs[mid]
+            eb[:n0] = self.exact[mid]
+            pb[:n0] = self.pending[mid]
+            buf = (cb, eb, pb)
+            self._cbuf[mid] = buf
+        buf[0][n0:n1] = cost
+        buf[1][n0:n1] = exact
+        buf[2][n0:n1] = False if pending is None else pending
+        self.costs[mid] = buf[0][:n1]
+        self.exact[mid] = buf[1][:n1]
+        self.pending[mid] = buf[2][:n1]
+
+    def _append_rows(self, ms: list[Model], cost: np.ndarray, exact: np.ndarray, pending: np.ndarray) -> None:
+        """_append for every model of one shape at once (row i for ms[i]). perf: the
+        shape's models keep their rows in one (models, spots) buffer that doubles when
+        full; self.costs[mid] (and exact, pending) is a view of the model's row."""
+        key = self.keys[ms[0].id]
+        kb = self._kbuf.get(key)
+        ids = [m.id for m in ms]
+        if kb is None:
+            if any(len(self.costs[mid]) for mid in ids):
+                for i, mid in enumerate(ids):  # rows begun elsewhere: keep them per model
+                    self._append(mid, cost[i], exact[i], pending[i])
+                return
+            kb = self._kbuf[key] = [np.empty((len(ms), 0)), np.empty((len(ms), 0), dtype=bool), np.empty((len(ms), 0), dtype=bool), 0, ids,
+                                    {mid: i for i, mid in enumerate(ids)}]
+        C, E, P, n0, rows, _ = kb
+        assert rows == ids
+        n1 = n0 + cost.shape[1]
+        if C.shape[1] < n1:
+            cap = max(n1, 2 * C.shape[1], 64)
+            C2, E2, P2 = np.empty((len(ms), cap)), np.empty((len(ms), cap), dtype=bool), np.empty((len(ms), cap), dtype=bool)
+            C2[:, :n0], E2[:, :n0], P2[:, :n0] = C[:, :n0], E[:, :n0], P[:, :n0]
+            C, E, P = C2, E2, P2
+        C[:, n0:n1] = cost
+        E[:, n0:n1] = exact
+        P[:, n0:n1] = pending
+        kb[:4] = [C, E, P, n1]
+        for i, mid in enumerate(ids):
+            self.costs[mid] = C[i, :n1]
+            self.exact[mid] = E[i, :n1]
+            self.pending[mid] = P[i, :n1]
+
+    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray | None:
+        """For models ms of one shape, each row: the bank spots from ``start`` on that
+        the model may use within R (fits, cost within R, and ends closer where that is
+        required), or None when the shape's costs are not kept in one buffer. The same
+        comparisons as the search's per-model test, for every model at once (perf)."""
+        kb = self._kbuf.get(self.keys[ms[0].id])
+        if kb is None:
+            return None
+        C, _, _, n, _, row_of = kb
+        pick = [row_of[m.id] for m in ms]
+        b = self.banks[self.keys[ms[0].id]]
+        u = b.ok[start:n][None, :] & (C[pick, start:n] <= R + EPS)
+        if self.enforce_closer:
+            sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
+            u &= np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+        return u
+
+    def _settle(self, m: Model, idx: np.ndarray) -> None:
+        """Test the straight line from m's start to each pending spot of ``idx``: clear,
+        its straight length is exact; blocked, it stays a lower bound for _resolve. The
+        verdicts are those of clear_within on every model and new spot at once (each
+        pair's verdict is its own: the same cones and the same per-triple arithmetic)."""
+        pend = idx[self.pending[m.id][idx]]
+        if len(pend) == 0:
+            return
+        b = self.banks[self.keys[m.id]]
+        S = np.array([m.xy])
+        clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + EPS)[0]
+        self.exact[m.id][pend[clear]] = True
+        self.pending[m.id][pend] = False
+
+    def _resolve(self, m: Model, idx: np.ndarray) -> None:
+        """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""
+        self._settle(m, idx[~self.exact[m.id][idx]])
+        idx = idx[~self.exact[m.id][idx]]
+        if len(idx) == 0:
+            return
+        b = self.banks[self.keys[m.id]]
+        c = self.field(m).cost(b.pts[idx])
+        dz = np.abs(b.z[idx] - m.z)
+        c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
+        if self.sky:
+            c = np.minimum(c, self._sky_costs(m, b.pts[idx]))
+        self.costs[m.id][idx] = c
+        self.exact[m.id][idx] = True
+
+    def cands(self, m: Model, R: float) -> Cands:
+        b = self.banks[self.keys[m.id]]
+        cost = self.costs[m.id]
+        closer = np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+        use = b.ok & (cost <= R + EPS)
+        if self.enforce_closer:
+            use &= closer
+        return Cands(b.pts[use], b.z[use], cost[use], b.ok[use], b.contact[use], b.er[use], b.dist[use], closer[use])
