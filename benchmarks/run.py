@@ -6,6 +6,8 @@
     python benchmarks/run.py --section batch # threat map and sweep on 1 and 2 workers
     python benchmarks/run.py --profile       # cProfile of the 30-model and walls cases
     python benchmarks/run.py --json          # every table as JSON
+    python benchmarks/run.py --section compare --against ../main/src --repeat 7
+                                             # 40k rulings of two checkouts side by side
 
 Tables:
 
@@ -444,7 +446,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=21, help="runs per standard case")
     ap.add_argument("--only", default=None, help="substring of the standard case names to run")
-    ap.add_argument("--section", action="append", choices=["standard", "scaling", "batch"],
+    ap.add_argument("--section", action="append", choices=["standard", "scaling", "batch", "compare"],
                     help="tables to print (repeat; default: standard and scaling)")
     ap.add_argument("--sizes", default=",".join(map(str, SCALING_SIZES)), help="scaling sizes, n a side")
     ap.add_argument("--cap", type=float, default=120.0, help="wall-time cap per scaling size (s)")
@@ -454,6 +456,8 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the 30-model and walls cases")
     ap.add_argument("--cpu", action="store_true",
                     help="judge the standard cases on CPU time (for a shared, loaded machine)")
+    ap.add_argument("--against", default=None,
+                    help="compare: the src directory of the checkout to measure against (before)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--scaling-child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -478,6 +482,14 @@ def main() -> int:
         report["batch"] = batch_table(args.step, args.rulings)
         if not args.json:
             print_batch(report["batch"], args.step)
+    if "compare" in sections:
+        from compare import compare_table, print_compare
+
+        if not args.against:
+            ap.error("--section compare needs --against SRC (the other checkout's src directory)")
+        report["compare"] = compare_table(args.against, args.repeat)
+        if not args.json:
+            print_compare(report["compare"], args.against, args.repeat)
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
