@@ -240,7 +240,13 @@ def _build(before: Scenario40k, ruling: Ruling) -> tuple[Ctx | None, list[Violat
     if after is not None:
         for u in after.units:
             for m in u.models:
-                end[m.id] = _place(m, u, m.at, hills, mmpu)
+                p = start.get(m.id)
+                if p is not None and p.unit == u.id and p.player == u.player and p.model == m:
+                    # perf: a model that did not change (same unit, same model record:
+                    # position, base, facing) stands where it started, with the same base
+                    end[m.id] = p
+                else:
+                    end[m.id] = _place(m, u, m.at, hills, mmpu)
     else:
         # No `after`: the end state is the start with the listed moves applied.
         for mid, p in start.items():
@@ -542,8 +548,10 @@ def path_cost(
         ab = np.array(b) - A
         d = np.zeros(0)
         if len(CC):
-            t = np.clip(((CC - A) @ ab) / float(ab @ ab), 0.0, 1.0)
-            d = np.hypot(*(CC - (A + t[:, None] * ab)).T)
+            # (np.minimum(np.maximum(.)) is np.clip's value, NaN included, without its overhead)
+            t = np.minimum(np.maximum(((CC - A) @ ab) / float(ab @ ab), 0.0), 1.0)
+            X = CC - (A + t[:, None] * ab)
+            d = np.hypot(X[:, 0], X[:, 1])
         if nF:
             near = d[:nF] - FR - base.radius <= TOL
             for k in np.flatnonzero(near):
