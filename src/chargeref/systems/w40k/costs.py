@@ -5,8 +5,7 @@ length plus counted vertical change, inf when out of reach), whether that cost i
 exact, and whether the straight line to it is still to be tested. A spot within the
 cap costs its straight length at first: exact when the straight line is clear, a lower
 bound otherwise, which the path planner replaces only when the search wants the spot.
-The costs of a shape's models live in one (models, spots) buffer that grows with the
-bank.
+Each model's arrays live in buffers that double when full.
 """
 
 from __future__ import annotations
@@ -87,7 +86,8 @@ class CostBook:
             dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
             vert = np.where(dz > thr + 1e-12, dz, 0.0)
             cost = np.where(cand, d, np.inf) + vert
-            self._append_rows(ms, cost, ~cand, cand)
+            for i, m in enumerate(ms):
+                self._append(m.id, cost[i], ~cand[i], cand[i])
         else:
             for m in ms:
                 self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
@@ -121,49 +121,15 @@ class CostBook:
         self.exact[mid] = buf[1][:n1]
         self.pending[mid] = buf[2][:n1]
 
-    def _append_rows(self, ms: list[Model], cost: np.ndarray, exact: np.ndarray, pending: np.ndarray) -> None:
-        """_append for every model of one shape at once (row i for ms[i]). perf: the
-        shape's models keep their rows in one (models, spots) buffer that doubles when
-        full; self.costs[mid] (and exact, pending) is a view of the model's row."""
-        key = self.keys[ms[0].id]
-        kb = self._kbuf.get(key)
-        ids = [m.id for m in ms]
-        if kb is None:
-            if any(len(self.costs[mid]) for mid in ids):
-                for i, mid in enumerate(ids):  # rows begun elsewhere: keep them per model
-                    self._append(mid, cost[i], exact[i], pending[i])
-                return
-            kb = self._kbuf[key] = [np.empty((len(ms), 0)), np.empty((len(ms), 0), dtype=bool), np.empty((len(ms), 0), dtype=bool), 0, ids,
-                                    {mid: i for i, mid in enumerate(ids)}]
-        C, E, P, n0, rows, _ = kb
-        assert rows == ids
-        n1 = n0 + cost.shape[1]
-        if C.shape[1] < n1:
-            cap = max(n1, 2 * C.shape[1], 64)
-            C2, E2, P2 = np.empty((len(ms), cap)), np.empty((len(ms), cap), dtype=bool), np.empty((len(ms), cap), dtype=bool)
-            C2[:, :n0], E2[:, :n0], P2[:, :n0] = C[:, :n0], E[:, :n0], P[:, :n0]
-            C, E, P = C2, E2, P2
-        C[:, n0:n1] = cost
-        E[:, n0:n1] = exact
-        P[:, n0:n1] = pending
-        kb[:4] = [C, E, P, n1]
-        for i, mid in enumerate(ids):
-            self.costs[mid] = C[i, :n1]
-            self.exact[mid] = E[i, :n1]
-            self.pending[mid] = P[i, :n1]
-
-    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray | None:
+    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray:
         """For models ms of one shape, each row: the bank spots from ``start`` on that
         the model may use within R (fits, cost within R, and ends closer where that is
-        required), or None when the shape's costs are not kept in one buffer. The same
-        comparisons as the search's per-model test, for every model at once (perf)."""
-        kb = self._kbuf.get(self.keys[ms[0].id])
-        if kb is None:
-            return None
-        C, _, _, n, _, row_of = kb
-        pick = [row_of[m.id] for m in ms]
+        required). The same comparisons as the search's per-model test, for every model
+        at once (perf)."""
         b = self.banks[self.keys[ms[0].id]]
-        u = b.ok[start:n][None, :] & (C[pick, start:n] <= R + EPS)
+        n = len(b.pts)
+        C = np.stack([self.costs[m.id][start:n] for m in ms])
+        u = b.ok[start:n][None, :] & (C <= R + EPS)
         if self.enforce_closer:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
             u &= np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)

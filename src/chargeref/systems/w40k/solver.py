@@ -160,7 +160,6 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
-        self._kbuf: dict[tuple, list] = {}  # per shape: (costs, exact, pending, n, model ids), see _append_rows
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -641,7 +640,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             for (_, old), ms_k in todo.items():
                 rows = self._usable_rows(ms_k, old, R)
                 for j, m in enumerate(ms_k):
-                    more = usable(m, old) if rows is None else rows[j]
+                    more = rows[j]
                     hit = uidx.get(m.id)
                     prev = use[m.id]
                     use[m.id] = np.concatenate([prev, more])
