@@ -97,3 +97,42 @@ def test_straight_verdict_of_a_pair_is_its_own(seed: int, walls: bool) -> None:
         for part in np.array_split(cols, 3):
             one = lines.clear_within(S[i : i + 1], 0.63, P[part], np.ones((1, len(part)), dtype=bool), 12.0)[0]
             assert np.array_equal(one, every[i, part])
+
+
+def _walls_scenario(gap: float) -> dict:
+    """Twenty models charging two units that stand among ruin walls (the benchmark's
+    walls case, with the targets ``gap`` inches further away)."""
+    def unit(uid: str, player: int, x0: float, y0: float, n: int, per_row: int) -> dict:
+        return {"id": uid, "player": player, "keywords": ["INFANTRY"],
+                "models": [{"id": f"{uid}{i + 1}", "at": [x0 + (i % per_row) * 1.5, y0 + (i // per_row) * 1.5],
+                            "base": {"round": 32}} for i in range(n)]}
+
+    walls = [{"points": [[8 + (i % 4) * 12, 20 if i < 4 else 27], [12 + (i % 4) * 12, 20 if i < 4 else 27]],
+              "height": 4, "thickness": 0.2} for i in range(8)]
+    return {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44},
+            "terrain": [{"type": "ruin", "id": "R", "footprint": [[6, 18], [56, 18], [56, 30], [6, 30]], "walls": walls}],
+            "units": [unit("A", 1, 16, 8, 20, 10), unit("B", 2, 14, 22.5 + gap, 5, 5), unit("C", 2, 26, 22.5 + gap, 5, 5)]}
+
+
+def test_open_field_question_answered_from_the_search() -> None:
+    """ChargeProblem.succeeds answers the final walls-rule question as a fresh search
+    would, after the least-roll search has run (two identical problems, one asked each way)."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.world import build_world
+
+    system = find_system("40k")
+    req = ChargeRequest(charger="A", targets=("B", "C"), roll=12)
+    for gap in (0.0, 0.1):
+        scen = scenario_from_data(_walls_scenario(gap))
+        for last in ("need", 12.0):
+            answers = []
+            for ask in ("succeeds", "solve"):
+                world = build_world(scen)
+                prob = system._problem(world, req)
+                bare = system.open_field(world, req, prob.cap)
+                assert bare is not None and prob.across
+                need, _ = system.needed_on(prob, bare)
+                assert need.roll is not None
+                R = float(need.roll) if last == "need" else last
+                answers.append(bare.succeeds(R) if ask == "succeeds" else bare.solve(R, improve=False) is not None)
+            assert answers[0] == answers[1] is True
