@@ -136,3 +136,52 @@ def test_open_field_question_answered_from_the_search() -> None:
                 R = float(need.roll) if last == "need" else last
                 answers.append(bare.succeeds(R) if ask == "succeeds" else bare.solve(R, improve=False) is not None)
             assert answers[0] == answers[1] is True
+
+
+def test_validator_straight_moves_cost_what_path_cost_says(monkeypatch) -> None:  # noqa: ANN001
+    """The validator's shortcut for straight moves that nothing comes near
+    (w40k_state.clear_straight_moves) gives every stored 40k ruling of the validator
+    corpus the same move costs and the same path violations as the full path_cost."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from chargeref.ruling import Ruling
+    from chargeref.scenario import scenario_from_data
+    from chargeref.validate import w40k as V
+    from chargeref.validate.w40k_state import _build
+    from chargeref.validate.w40k_state import clear_straight_moves as fast
+
+    with gzip.open(Path(__file__).resolve().parents[1] / "validate" / "corpus.json.gz", "rt") as fh:
+        data = json.load(fh)
+    used = 0
+    checked = 0
+    for r in data["rulings"]:
+        sd = data["scenarios"][r["before"]]
+        if sd["system"] != "40k" or (sd.get("rules") or {}).get("edition") == 11:
+            continue
+        ruling = Ruling.model_validate(r["ruling"])
+        if ruling.procedure in ("pile_in", "consolidate"):
+            continue
+        before = scenario_from_data(sd)
+        runs = []
+        taken: list[int] = []
+
+        def counted(ctx, moves, taken=taken):  # noqa: ANN001, ANN202
+            out = fast(ctx, moves)
+            taken.append(len(out))
+            return out
+
+        for shortcut in (True, False):
+            monkeypatch.setattr(V, "clear_straight_moves", counted if shortcut else (lambda ctx, moves: set()))
+            ctx, _ = _build(before, ruling)
+            if ctx is None:
+                break
+            got = V.check_paths(ctx)
+            runs.append(([(v.code, v.models) for v in got], dict(ctx.costs)))
+        used += sum(taken)
+        if len(runs) == 2:
+            checked += 1
+            assert runs[0] == runs[1], r["name"]
+    assert checked > 300
+    assert used > 300  # the shortcut is really taken (630 moves of the corpus)

@@ -498,6 +498,7 @@ def path_cost(
     pts: Sequence[Sequence[float]],
     z_to: float,
     elevated_to: bool,
+    clear: bool = False,
 ) -> MoveCost:
     """The cost of moving ``mover`` (at its start) along the polyline ``pts``.
 
@@ -505,7 +506,21 @@ def path_cost(
     straight segment whose swept base enters it deeper than TOL), plus the vertical
     change when the move starts or ends on a ruin floor and the change exceeds the climb
     threshold. Enemy models block the path unless the unit can FLY.
+
+    ``clear``: the caller has shown that no feature and no enemy model comes near the
+    path (:func:`clear_straight_moves`), so only the length and the vertical change are
+    counted (the same arithmetic as below).
     """
+    if clear:
+        cost = MoveCost()
+        for i in range(len(pts) - 1):
+            seg = math.dist((float(pts[i][0]), float(pts[i][1])), (float(pts[i + 1][0]), float(pts[i + 1][1])))
+            if seg != 0.0:
+                cost.length += seg
+        dz = abs(z_to - mover.z)
+        if (mover.elevated or elevated_to) and dz > ctx.climb_free + TOL:
+            cost.vertical = dz
+        return cost
     kw = ctx.keywords(mover.unit)
     cost = MoveCost()
     base = mover.fp
@@ -586,6 +601,51 @@ def path_cost(
     # a model blocked twice by the same thing is reported once
     cost.blocked = list(dict.fromkeys(cost.blocked))
     return cost
+
+
+def clear_straight_moves(ctx: Ctx, moves: Sequence[tuple[str, Placed, tuple[float, float], tuple[float, float]]]) -> set[str]:
+    """The ids of the straight moves (id, mover, from, to) of round bases along which
+    :func:`path_cost` would find nothing in the way, all judged at once (perf).
+
+    A move qualifies when its segment keeps the mover's circle more than TOL + 1e-9 from
+    every feature's enclosing circle (path_cost looks at a feature only within TOL) and
+    overlapping no enemy model's enclosing circle, at any height, by TOL - 1e-9 or more
+    (path_cost blocks on an overlap deeper than TOL; the true base lies inside its
+    enclosing circle, so it overlaps less). The 1e-9 covers rounding: these distances
+    are computed here in a different order than in path_cost, so only a clear margin is
+    trusted."""
+    if not moves:
+        return set()
+    oc, orr, otol, opl = [], [], [], []
+    for f in ctx.features:
+        oc.append(f.fp.center)
+        orr.append(f.fp.radius)
+        otol.append(TOL + 1e-9)
+        opl.append(-1)
+    for mid, p in ctx.start.items():
+        if mid in ctx.casualties:
+            continue
+        oc.append(p.fp.center)
+        orr.append(p.fp.radius)
+        otol.append(-TOL + 1e-9)
+        opl.append(p.player)
+    ids = [m for m, _, _, _ in moves]
+    if not oc:
+        return set(ids)
+    C = np.array(oc, dtype=float).reshape(-1, 2)
+    Rr, Tl, Pl = np.array(orr, dtype=float), np.array(otol), np.array(opl)
+    A = np.array([a for _, _, a, _ in moves], dtype=float)
+    AB = np.array([b for _, _, _, b in moves], dtype=float) - A
+    rm = np.array([p.fp.radius for _, p, _, _ in moves], dtype=float)
+    pm = np.array([p.player for _, p, _, _ in moves])
+    L2 = AB[:, 0] * AB[:, 0] + AB[:, 1] * AB[:, 1]
+    W = C[None, :, :] - A[:, None, :]
+    t = (W[..., 0] * AB[:, None, 0] + W[..., 1] * AB[:, None, 1]) / np.where(L2 > 0, L2, 1.0)[:, None]
+    t = np.minimum(np.maximum(t, 0.0), 1.0)
+    d = np.hypot(W[..., 0] - t * AB[:, None, 0], W[..., 1] - t * AB[:, None, 1])
+    apart = d - Rr[None, :] - rm[:, None] > Tl[None, :]
+    ok = (apart | (Pl[None, :] == pm[:, None])).all(axis=1)
+    return {mid for mid, good in zip(ids, ok, strict=True) if good}
 
 
 def pieces_cost(ctx: Ctx, mover: Placed, mv: Move, z_to: float, elevated_to: bool) -> MoveCost:
