@@ -23,7 +23,6 @@ No rules here: which things block, and the gap bars, come from the caller.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 
@@ -32,6 +31,7 @@ import numpy as np
 from ...geometry.shapes import TOL
 from .geom import Packed, Poly, bbox_gap, hull, overlaps, rect
 from .paths import corner_cost
+from .walk import trace, walk
 
 #: how far the visibility-graph vertices stand outside the Minkowski sums (scenario
 #: units; a route is at most a few times this longer than the true shortest one)
@@ -160,8 +160,9 @@ def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: fl
 
 def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
             cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
-    """A* over the vertices of the Minkowski sums for the facing held on the
-    translating legs; the turning leg is tested (and costed) as a swept hull."""
+    """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
+    held on the translating legs; the turning leg is tested (and costed) as a swept
+    hull."""
     phi = f1 if mode == "first" else f0
     span = math.hypot(w, d)
     near = [Ob for Ob in obs
@@ -197,42 +198,16 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
             out[idx] = packed.clearance(P0, pts[js[idx]]) > 0.0
         return out
 
-    def weight(u: int, j: int) -> float:
-        if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
-            return corner_cost(pts[u], f0, pts[j], f1, w, d)
-        return float(np.linalg.norm(pts[j] - pts[u]))
+    def weights(u: int, js: np.ndarray) -> np.ndarray:
+        out = np.empty(len(js))
+        for k, j in enumerate(js):
+            if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
+                out[k] = corner_cost(pts[u], f0, pts[j], f1, w, d)
+            else:
+                out[k] = float(np.linalg.norm(pts[j] - pts[u]))
+        return out
 
-    dist = np.full(n, np.inf)
-    prev = np.full(n, -1)
-    dist[0] = 0.0
-    done = np.zeros(n, dtype=bool)
-    heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
-    while heap:
-        _, u = heapq.heappop(heap)
-        if done[u]:
-            continue
-        done[u] = True
-        if u == goal_i:
-            break
-        cand = np.nonzero(~done)[0]
-        lb = dist[u] + np.linalg.norm(pts[cand] - pts[u], axis=1)
-        h = np.linalg.norm(g - pts[cand], axis=1)
-        cand = cand[(lb < dist[cand] - 1e-12) & (lb + h <= cap + TOL)]
-        if not len(cand):
-            continue
-        vis = visible(int(u), cand)
-        for j, ok in zip(cand, vis, strict=True):
-            if not ok:
-                continue
-            nd = dist[u] + weight(int(u), int(j))
-            if nd < dist[j] - 1e-12 and nd + float(np.linalg.norm(g - pts[j])) <= cap + TOL:
-                dist[j] = nd
-                prev[j] = u
-                heapq.heappush(heap, (nd + float(np.linalg.norm(g - pts[j])), int(j)))
+    dist, prev = walk(pts, cap, visible, weights, slack=1e-12, cap_on_accept=True)
     if not math.isfinite(dist[goal_i]):
         return None
-    order = [goal_i]
-    while order[-1] != 0:
-        order.append(int(prev[order[-1]]))
-    order.reverse()
-    return [pts[i].copy() for i in order], float(dist[goal_i])
+    return [pts[i].copy() for i in trace(prev, goal_i)], float(dist[goal_i])
