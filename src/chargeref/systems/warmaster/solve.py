@@ -39,6 +39,7 @@ import shapely
 
 from ...budget import check as budget_check
 from ...geometry.shapes import TOL
+from .detour import reach_set
 from .geom import (
     Packed,
     Poly,
@@ -60,6 +61,9 @@ from .world import StandW, World
 EDGES = ("front", "left", "right", "rear")
 #: sliding stops this close to a touching contact (far inside TOL, far above float noise)
 SNAP = 1e-9
+#: a constructed Revolution spot refused by the route search is tried again this far
+#: inside its reachable stretch (a last leg that only grazes an obstacle)
+RETRY = 1e-9
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -533,18 +537,19 @@ class Charge:
 
     def _place_revolution(self, et: EdgeTry, beat: float | None = None) -> None:
         """As near centre to centre as the stand can reach (Revolution allows off-centre
-        placement for any reason). Exact when the straight way is clear; along detours
-        the nearest reachable offset is found by sampling and bisection (to 1e-4) on the
-        coarse path search, which may put it a few hundredths further out."""
+        placement for any reason). The nearest spot a straight move can afford bounds
+        every answer (no route is cheaper than the straight one) and is the answer
+        when it is reachable; otherwise the spots reached by detours are constructed
+        (``detour.reach_set``) and the nearest confirmed by the route search."""
         s, enemy, edge = et.stand, et.enemy, et.edge
 
         def cost(off: float) -> float:
             p = self.flush_pose(s, enemy, edge, off)
             return corner_cost(s.c, s.facing, p.c, p.facing, s.w, s.d)
 
-        def reach(off: float, refine: bool = True) -> tuple[list[np.ndarray], float, bool] | None:
+        def reach(off: float) -> tuple[list[np.ndarray], float, bool] | None:
             pose = self.flush_pose(s, enemy, edge, off)
-            path, c, straight = self.route(s, pose, refine=refine)
+            path, c, straight = self.route(s, pose)
             if path is None or c > self.move + TOL:
                 return None
             return path, c, straight
@@ -565,46 +570,51 @@ class Charge:
         if beat is not None and abs(o) > beat + 1e-9:
             return  # another stand already gets nearer the centre than this one can
         got = reach(o)
-        if got is not None and got[2]:
-            take(o, got)
+        if got is not None:
+            take(o, got)  # no spot nearer the centre can be reached by any route
             return
-        best: tuple[float, tuple[list[np.ndarray], float, bool]] | None = None
-        for a, b in sorted(et.free, key=lambda iv: abs(min(max(0.0, iv[0]), iv[1]))):
-            x0 = min(max(0.0, a), b)
-            if best is not None and abs(x0) >= abs(best[0]):
-                break
-            grid = np.linspace(a, b, 25).tolist()
-            for side in (-1.0, 1.0):
-                # nothing nearer the centre than the straight-move bound o can be reached
-                bound = abs(o) if o * side >= 0 else 0.0
-                xs = sorted({x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0, side * bound}
-                            if a <= side * bound <= b else
-                            {x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0},
-                            key=lambda x: abs(x - x0))
-                prev: float | None = None
-                for x in xs:
-                    if best is not None and abs(x) >= abs(best[0]):
-                        break
-                    # detours are searched coarsely here (a coarse detour is never
-                    # shorter than the true one, so what it reaches is reachable)
-                    g = reach(x, refine=False)
-                    if g is None:
-                        prev = x
-                        continue
-                    if prev is not None:
-                        lo, hi = x, prev  # reachable, not reachable
-                        for _ in range(12):  # a 25th of the edge span / 4096: below 1e-4
-                            mid = (lo + hi) / 2
-                            gm = reach(mid, refine=False)
-                            if gm is not None:
-                                lo, g = mid, gm
-                            else:
-                                hi = mid
-                        x = lo
-                    best = (x, reach(x) or g)
-                    break
-        if best is not None:
-            take(best[0], best[1])
+        # Only detours remain. The offsets they reach are constructed (detour.py),
+        # piece by piece of edge over which the obstacles stay the same (a gap bar is
+        # dropped while the spot touches a stand forming the gap); the candidates are
+        # confirmed with the route search, nearest the centre first.
+        m, t, n, _, fac = self.edge_frame(s, enemy, edge)
+        g0 = m + n * (s.d / 2)
+        cands: set[float] = set()
+        for a, b in et.free:
+            for p, q in self._bar_pieces(s, enemy, edge, a, b):
+                obs = self.path_obstacles(s, self.flush_pose(s, enemy, edge, (p + q) / 2))
+                for u, v in reach_set(s.c, s.facing, fac, s.w, s.d, g0, t, p, q, obs, self.move):
+                    x = min(max(0.0, u), v)
+                    cands.add(x)
+                    # where the last leg only grazes a sum the route search's strict
+                    # test may refuse the spot itself: then a hair (1e-9) inside
+                    inner = x + (RETRY if x == u else -RETRY)
+                    if u < inner < v:
+                        cands.add(inner)
+                cands |= {p, q}  # the obstacles change here: the ends are tried too
+        for x in sorted(cands, key=lambda x: (abs(x), x)):
+            if beat is not None and abs(x) > beat + 1e-9:
+                return
+            got = reach(x)
+            if got is not None:
+                take(x, got)
+                return
+
+    def _bar_pieces(self, s: StandW, enemy: StandW, edge: str, a: float, b: float) -> list[tuple[float, float]]:
+        """``[a, b]`` cut where a spot on the edge starts or stops touching a stand that
+        forms a gap closed by a bar (``path_obstacles`` drops such a bar for a stand
+        charging into the gap): exact offsets from the slide intervals."""
+        formers = {sid for _, eid, pid in self._bars(s.w) for sid in (eid, pid)}
+        P0 = self.flush_pose(s, enemy, edge, 0.0).poly
+        _, t, _, _, _ = self.edge_frame(s, enemy, edge)
+        xs: set[float] = set()
+        for o in self.others:
+            if o.sid in formers:
+                iv = slide_blocked(P0, t, o.poly, -TOL)  # touching within TOL
+                if iv is not None:
+                    xs |= set(iv)
+        cuts = sorted({a, b} | {x for x in xs if a < x < b})
+        return list(zip(cuts[:-1], cuts[1:], strict=True)) or [(a, b)]
 
     # ------------------------------------------------------------------ contact
 

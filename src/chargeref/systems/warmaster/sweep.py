@@ -24,7 +24,7 @@ No rules here: which things block, and the gap bars, come from the caller.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -158,27 +158,42 @@ def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: fl
     return best
 
 
-def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
-            cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
-    """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
-    held on the translating legs; the turning leg is tested (and costed) as a swept
-    hull."""
-    phi = f1 if mode == "first" else f0
+def graph_nodes(s: np.ndarray, far: Callable[[np.ndarray], np.ndarray], obs: list[Poly], cap: float, phi: float,
+                w: float, d: float) -> tuple[np.ndarray, Packed] | None:
+    """The visibility-graph vertices for a stand translating with facing ``phi``
+    from ``s`` towards a goal within ``cap`` (``far(P)``: each point's distance to
+    the goal, or to the nearest point of a set of goals), and the Minkowski sums
+    packed for the translating legs' clearance test; None when no obstacle is near
+    enough to matter. Obstacles too far for a route within ``cap`` to come near, and
+    vertices such a route cannot visit (or inside another sum), are left out."""
     span = math.hypot(w, d)
     near = [Ob for Ob in obs
-            if float(np.min(np.linalg.norm(Ob - s, axis=1)) + np.min(np.linalg.norm(Ob - g, axis=1)))
+            if float(np.min(np.linalg.norm(Ob - s, axis=1)) + np.min(far(Ob)))
             <= cap + 2 * span + 4 * float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1))) + TOL]
     if not near:
         return None
     sn = [_sum_and_nodes(Ob, phi, w, d) for Ob in near]
     packed = Packed([M for M, _ in sn if len(M) >= 3])
     nodes = np.concatenate([nd for M, nd in sn if len(M) >= 3], axis=0)
-    keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
+    keep = np.linalg.norm(nodes - s, axis=1) + far(nodes) <= cap + TOL
     nodes = nodes[keep]
     if len(nodes):
         # a node inside another sum is no place for the centre
         inside = packed.clearance(nodes, nodes) <= 0.0
         nodes = nodes[~inside]
+    return nodes, packed
+
+
+def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
+            cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
+    """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
+    held on the translating legs; the turning leg is tested (and costed) as a swept
+    hull."""
+    phi = f1 if mode == "first" else f0
+    graph = graph_nodes(s, lambda P: np.linalg.norm(P - g, axis=1), obs, cap, phi, w, d)
+    if graph is None:
+        return None
+    nodes, packed = graph
     pts = np.concatenate([s[None], nodes, g[None]], axis=0)
     n = len(pts)
     boxes = boxes_of(obs)
