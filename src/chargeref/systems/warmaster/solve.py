@@ -579,11 +579,14 @@ class Charge:
         # confirmed with the route search, nearest the centre first.
         m, t, n, _, fac = self.edge_frame(s, enemy, edge)
         g0 = m + n * (s.d / 2)
-        cands: set[float] = set()
-        for a, b in et.free:
-            for p, q in self._bar_pieces(s, enemy, edge, a, b):
-                obs = self.path_obstacles(s, self.flush_pose(s, enemy, edge, (p + q) / 2))
-                for u, v in reach_set(s.c, s.facing, fac, s.w, s.d, g0, t, p, q, obs, self.move):
+        pieces = [(pq, self.path_obstacles(s, self.flush_pose(s, enemy, edge, (pq[0] + pq[1]) / 2)))
+                  for a, b in et.free for pq in self._bar_pieces(s, enemy, edge, a, b)]
+        # the exact move first; the tolerance allowed on a move only when nothing is
+        # reached without it (a spot that needs just the move touches the cost circle)
+        for cap in (self.move, self.move + TOL):
+            cands: set[float] = set()
+            for (p, q), obs in pieces:
+                for u, v in reach_set(s.c, s.facing, fac, s.w, s.d, g0, t, p, q, obs, cap):
                     x = min(max(0.0, u), v)
                     cands.add(x)
                     # where the last leg only grazes a sum the route search's strict
@@ -592,13 +595,13 @@ class Charge:
                     if u < inner < v:
                         cands.add(inner)
                 cands |= {p, q}  # the obstacles change here: the ends are tried too
-        for x in sorted(cands, key=lambda x: (abs(x), x)):
-            if beat is not None and abs(x) > beat + 1e-9:
-                return
-            got = reach(x)
-            if got is not None:
-                take(x, got)
-                return
+            for x in sorted(cands, key=lambda x: (abs(x), x)):
+                if beat is not None and abs(x) > beat + 1e-9:
+                    return
+                got = reach(x)
+                if got is not None:
+                    take(x, got)
+                    return
 
     def _bar_pieces(self, s: StandW, enemy: StandW, edge: str, a: float, b: float) -> list[tuple[float, float]]:
         """``[a, b]`` cut where a spot on the edge starts or stops touching a stand that
