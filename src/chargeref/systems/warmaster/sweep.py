@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, bbox_gap, hull, overlaps, rect
+from .geom import Packed, Poly, _normals, bbox_gap, hull, overlaps, rect
 from .paths import corner_cost
 from .walk import trace, walk
 
@@ -181,7 +181,22 @@ def graph_nodes(s: np.ndarray, far: Callable[[np.ndarray], np.ndarray], obs: lis
         # a node inside another sum is no place for the centre
         inside = packed.clearance(nodes, nodes) <= 0.0
         nodes = nodes[~inside]
-    return nodes, packed
+    return nodes, Packed([_erode(M) for M, _ in sn if len(M) >= 3])
+
+
+def _erode(M: Poly) -> Poly:
+    """M with every edge moved in by TOL: a translating leg may graze a sum, or run
+    along it, as a swept stand may touch an obstacle (depth up to TOL), so a stand
+    passes a gap exactly as wide as its footprint."""
+    N, h = _normals(M)
+    k = len(M)
+    out = np.empty_like(M)
+    for i in range(k):
+        n1, h1 = N[i - 1], h[i - 1] - TOL
+        n2, h2 = N[i], h[i] - TOL
+        det = n1[0] * n2[1] - n1[1] * n2[0]
+        out[i] = M[i] if abs(det) < 1e-12 else np.array([(h1 * n2[1] - h2 * n1[1]) / det, (n1[0] * h2 - n2[0] * h1) / det])
+    return out
 
 
 def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
