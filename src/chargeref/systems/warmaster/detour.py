@@ -32,12 +32,12 @@ No rules here: the caller gives the obstacles.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, free_intervals, overlaps, point_seg_dist, rect
+from .geom import Packed, Poly, _normals, overlaps, point_seg_dist, rect
 from .paths import corner_cost
 from .sweep import boxes_of, graph_nodes, leg_sweep, sweep_blocked
 from .walk import walk
@@ -126,11 +126,10 @@ def _turning_leg(v: np.ndarray, f0: float, f1: float, w: float, d: float, g0: np
     near = np.nonzero(np.all(boxes[:, :2] < rhi + TOL, axis=1) & np.all(boxes[:, 2:] > rlo - TOL, axis=1))[0] \
         if len(obs) else []
     NB, hB = _normals(B0)
-    blocked: list[Interval] = []
+    xs: list[float] = []
     for i in near:
         Ob = obs[i]
         NO, hO = _normals(Ob)
-        xs: list[float] = []
         # a moving corner crosses an obstacle edge line
         num = hO[None, :] - B0 @ NO.T  # (4, e)
         den = NO @ t
@@ -148,8 +147,8 @@ def _turning_leg(v: np.ndarray, f0: float, f1: float, w: float, d: float, g0: np
             bk = B0 - ai  # (4, 2)
             num = bk[:, 0][:, None] * q[ok, 1][None, :] - bk[:, 1][:, None] * q[ok, 0][None, :]
             xs += (-num / den[ok][None, :]).ravel().tolist()
-        blocked += _pieces(a, b, xs, lambda x, Ob=Ob: overlaps(leg_sweep(v, f0, g0 + x * t, f1, w, d), Ob))
-    return free_intervals(a, b, blocked)
+    obs_near = [obs[i] for i in near]
+    return _clear(a, b, xs, lambda x: any(overlaps(leg_sweep(v, f0, g0 + x * t, f1, w, d), Ob) for Ob in obs_near))
 
 
 def _translating_leg(v: np.ndarray, g0: np.ndarray, t: np.ndarray, lo: float, hi: float, r: float,
@@ -164,12 +163,13 @@ def _translating_leg(v: np.ndarray, g0: np.ndarray, t: np.ndarray, lo: float, hi
         return []
     seg = np.array([v, g0 + a * t, g0 + b * t])
     rlo, rhi = seg.min(axis=0), seg.max(axis=0)
-    blocked: list[Interval] = []
+    xs: list[float] = []
+    near: list[Poly] = []
     for M in sums:
         if np.any(M.min(axis=0) > rhi + TOL) or np.any(M.max(axis=0) < rlo - TOL):
             continue
+        near.append(M)
         N, h = _normals(M)
-        xs: list[float] = []
         den = N @ t
         ok = np.abs(den) > 1e-15
         xs += ((h[ok] - N[ok] @ g0) / den[ok]).tolist()  # the end crosses an edge line
@@ -178,23 +178,22 @@ def _translating_leg(v: np.ndarray, g0: np.ndarray, t: np.ndarray, lo: float, hi
         ok = np.abs(den) > 1e-15
         e = g0 - v
         xs += (-(e[0] * q[ok, 1] - e[1] * q[ok, 0]) / den[ok]).tolist()  # through a vertex
-        pk = Packed([M])
-        blocked += _pieces(a, b, xs,
-                           lambda x, pk=pk: bool(pk.clearance(v[None], (g0 + x * t)[None])[0] <= 0.0))
-    return free_intervals(a, b, blocked)
+    if not near:
+        return [(a, b)]
+    pk = Packed(near)
+    return _clear(a, b, xs, lambda x: bool(pk.clearance(v[None], (g0 + x * t)[None])[0] <= 0.0))
 
 
-def _pieces(a: float, b: float, xs: list[float], blocked_at: object) -> list[Interval]:
-    """The open stretches between consecutive roots in ``(a, b)`` where the test
-    (constant between roots) says blocked."""
+def _clear(a: float, b: float, xs: list[float], blocked_at: Callable[[float], bool]) -> list[Interval]:
+    """The closed intervals of ``[a, b]`` where the leg is clear, given every root
+    ``xs`` at which its test can change: the test is made once on each open stretch
+    between consecutive roots (at its middle) and once at each root itself (a leg may
+    be clear exactly at a root and blocked on both sides, as through a gap exactly as
+    wide as the stand)."""
     cuts = sorted({a, b} | {x for x in xs if a < x < b and math.isfinite(x)})
-    out: list[Interval] = []
-    for p, q in zip(cuts[:-1], cuts[1:], strict=True):
-        if q - p <= 0.0:
-            continue
-        if blocked_at((p + q) / 2):  # type: ignore[operator]
-            out.append((p, q))
-    return out
+    out: list[Interval] = [(x, x) for x in cuts if not blocked_at(x)]
+    out += [(p, q) for p, q in zip(cuts[:-1], cuts[1:], strict=True) if q > p and not blocked_at((p + q) / 2)]
+    return _union(out)
 
 
 def _union(ivs: list[Interval]) -> list[Interval]:
