@@ -99,7 +99,7 @@ def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: fl
     return best
 
 
-_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray]] = {}
+_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray, Poly, bytes]] = {}
 
 
 def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
@@ -107,9 +107,9 @@ def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
     return _sum_and_nodes(Ob, facing, w, d)[0]
 
 
-def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray]:
-    """The Minkowski sum and its pushed-out vertices (cached: a charge asks for the
-    same obstacles again and again)."""
+def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray, Poly, bytes]:
+    """The Minkowski sum, its pushed-out vertices, the sum eroded by TOL and a key
+    naming them (cached: a charge asks for the same obstacles again and again)."""
     Ob = np.asarray(Ob, dtype=float)
     key = (Ob.tobytes(), float(facing), float(w), float(d))
     hit = _SUMS.get(key)
@@ -118,7 +118,9 @@ def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, n
             _SUMS.clear()
         R = rect(np.zeros(2), facing, w, d)
         M = hull((Ob[:, None, :] + R[None, :, :]).reshape(-1, 2))
-        hit = _SUMS[key] = (M, _nodes(M) if len(M) >= 3 else np.zeros((0, 2)))
+        big = len(M) >= 3
+        name = key[0] + np.array(key[1:]).tobytes()
+        hit = _SUMS[key] = (M, _nodes(M) if big else np.zeros((0, 2)), _erode(M) if big else M, name)
     return hit
 
 
@@ -167,21 +169,56 @@ def graph_nodes(s: np.ndarray, far: Callable[[np.ndarray], np.ndarray], obs: lis
     enough to matter. Obstacles too far for a route within ``cap`` to come near, and
     vertices such a route cannot visit (or inside another sum), are left out."""
     span = math.hypot(w, d)
-    near = [Ob for Ob in obs
-            if float(np.min(np.linalg.norm(Ob - s, axis=1)) + np.min(far(Ob)))
-            <= cap + 2 * span + 4 * float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1))) + TOL]
-    if not near:
+    if not obs:
         return None
-    sn = [_sum_and_nodes(Ob, phi, w, d) for Ob in near]
-    packed = Packed([M for M, _ in sn if len(M) >= 3])
-    nodes = np.concatenate([nd for M, nd in sn if len(M) >= 3], axis=0)
+    # an obstacle is near when a route within cap could come near it (its vertex
+    # nearest the start plus its vertex nearest the goal, less its size); computed for
+    # every obstacle at once
+    starts = np.cumsum([0] + [len(Ob) for Ob in obs[:-1]])
+    allv = np.concatenate(obs)
+    lo_s = np.minimum.reduceat(np.linalg.norm(allv - s, axis=1), starts)
+    lo_g = np.minimum.reduceat(far(allv), starts)
+    rad = np.array([_radius(Ob) for Ob in obs])
+    near_i = np.nonzero(lo_s + lo_g <= cap + 2 * span + 4 * rad + TOL)[0]
+    if not len(near_i):
+        return None
+    sn = [_sum_and_nodes(obs[i], phi, w, d) for i in near_i]
+    full = [hit for hit in sn if len(hit[0]) >= 3]
+    packed = _packed([hit[0] for hit in full], [hit[3] for hit in full])
+    nodes = np.concatenate([hit[1] for hit in full], axis=0)
     keep = np.linalg.norm(nodes - s, axis=1) + far(nodes) <= cap + TOL
     nodes = nodes[keep]
     if len(nodes):
         # a node inside another sum is no place for the centre
         inside = packed.clearance(nodes, nodes) <= 0.0
         nodes = nodes[~inside]
-    return nodes, Packed([_erode(M) for M, _ in sn if len(M) >= 3])
+    return nodes, _packed([hit[2] for hit in full], [hit[3] + b"e" for hit in full])
+
+
+_RADII: dict[bytes, float] = {}
+_PACKED: dict[tuple[bytes, ...], Packed] = {}
+
+
+def _radius(Ob: Poly) -> float:
+    """The largest distance from an obstacle's vertex mean to its vertices (cached)."""
+    key = Ob.tobytes()
+    r = _RADII.get(key)
+    if r is None:
+        if len(_RADII) > 4096:
+            _RADII.clear()
+        r = _RADII[key] = float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1)))
+    return r
+
+
+def _packed(polys: list[Poly], keys: list[bytes]) -> Packed:
+    """``Packed(polys)``, remembered by the polygons' keys."""
+    k = tuple(keys)
+    hit = _PACKED.get(k)
+    if hit is None:
+        if len(_PACKED) > 1024:
+            _PACKED.clear()
+        hit = _PACKED[k] = Packed(polys)
+    return hit
 
 
 def _erode(M: Poly) -> Poly:
