@@ -133,3 +133,22 @@ def test_deep_overlap_of_nearly_parallel_rectangles() -> None:
                           Footprint((ConvexPolygon(tuple(map(tuple, B))),)))
     assert abs(sd(A, B) - ref) < 1e-9
     assert abs(sd(A, B) + 1.5492869474866053) < 1e-12
+
+
+seg_pts = st.lists(st.tuples(coord, coord, coord, coord), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seg_pts, coord, coord, ang, size, size, coord, coord, coord, coord)
+def test_packed_hits_is_clearance_at_most_zero(segs: list[tuple[float, float, float, float]], x: float, y: float,
+                                               a: float, w: float, d: float, bx: float, by: float, ex: float,
+                                               ey: float) -> None:
+    # a rectangle, a triangle and a bare segment; segments touching a box corner exactly,
+    # running along an edge and degenerate ones (a point) among the probes
+    R = rect((x, y), a, w, d)
+    tri = np.array([[bx, by], [bx + 2.0, by], [bx + 1.0, by + 1.5]])
+    bar = np.array([[ex, ey], [ex + 1.0, ey + 0.5]])
+    pk = Packed([R, tri, bar])
+    P0 = np.array([[p[0], p[1]] for p in segs] + [R[0], R[0], tri[0], bar[0]])
+    P1 = np.array([[p[2], p[3]] for p in segs] + [R[1], R[0], tri[0] - 1.0, bar[0] - [0.0, 1.0]])
+    assert np.array_equal(pk.hits(P0, P1), pk.clearance(P0, P1) <= 0.0)

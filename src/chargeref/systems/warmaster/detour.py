@@ -77,7 +77,7 @@ def reach_set(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: n
             if mode == "first" and u == 0:
                 return np.array([not sweep_blocked(leg_sweep(pts[0], f0, pts[j], f1, w, d), obs, boxes)
                                  for j in js], dtype=bool)
-            return packed.clearance(np.repeat(pts[u][None], len(js), axis=0), pts[js]) > 0.0
+            return ~packed.hits(np.repeat(pts[u][None], len(js), axis=0), pts[js])
 
         def weights(u: int, js: np.ndarray, pts: np.ndarray = pts, mode: str = mode) -> np.ndarray:
             if mode == "first" and u == 0:
@@ -181,7 +181,7 @@ def _translating_leg(v: np.ndarray, g0: np.ndarray, t: np.ndarray, lo: float, hi
     if not near:
         return [(a, b)]
     pk = Packed(near)
-    return _clear(a, b, xs, lambda x: bool(pk.clearance(v[None], (g0 + x * t)[None])[0] <= 0.0))
+    return _clear(a, b, xs, lambda x: bool(pk.hits(v[None], (g0 + x * t)[None])[0]))
 
 
 def _clear(a: float, b: float, xs: list[float], blocked_at: Callable[[float], bool]) -> list[Interval]:

@@ -359,6 +359,41 @@ class Packed:
         self.N = np.concatenate(N) if N else np.zeros((0, 2))
         self.h = np.array(h)
         self.starts = np.array(starts, dtype=int)
+        # for ``hits``: the obstacle owning each edge, each obstacle's box, and for the
+        # polygons (in order) their edge ranges in the normal arrays
+        self.owner = np.concatenate([np.full(len(a), i) for i, a in enumerate(A)]) if A else np.zeros(0, dtype=int)
+        self.box = np.array([np.concatenate([P.min(axis=0), P.max(axis=0)]) for P in self.polys]) \
+            if self.polys else np.zeros((0, 4))
+        self.poly_ids = np.array([i for i, P in enumerate(self.polys) if len(P) != 2], dtype=int)
+        self.poly_ends = np.append(self.starts[1:], len(self.h)).astype(int) if len(starts) else np.zeros(0, dtype=int)
+
+    def hits(self, P0: np.ndarray, P1: np.ndarray) -> np.ndarray:
+        """For each segment (P0[i], P1[i]): whether it touches, crosses or lies inside an
+        obstacle, i.e. ``clearance(P0, P1) <= 0`` (the same exact tests, made only for
+        the obstacles whose box meets the segment's box: any other is strictly apart)."""
+        m = len(P0)
+        out = np.zeros(m, dtype=bool)
+        if len(self.A) == 0 or m == 0:
+            return out
+        lo = np.minimum(P0, P1)
+        hi = np.maximum(P0, P1)
+        meet = (np.all(self.box[None, :, :2] <= hi[:, None, :], axis=2)
+                & np.all(self.box[None, :, 2:] >= lo[:, None, :], axis=2))  # (m, k)
+        si, ei = np.nonzero(meet[:, self.owner])
+        if len(si):
+            p0, p1 = P0[si], P1[si]
+            A, B = self.A[ei], self.B[ei]
+            d = np.minimum(np.minimum(_pseg(p0, A, B), _pseg(p1, A, B)),
+                           np.minimum(_pseg(A, p0, p1), _pseg(B, p0, p1)))
+            cross = (_orient(p0, p1, A) * _orient(p0, p1, B) < 0) & (_orient(A, B, p0) * _orient(A, B, p1) < 0)
+            bad = (d <= 0.0) | cross
+            out[si[bad]] = True
+        for k, a, b in zip(self.poly_ids, self.starts, self.poly_ends, strict=True):
+            rows = np.nonzero(meet[:, k] & ~out)[0]
+            if len(rows):
+                inside = np.all(P0[rows] @ self.N[a:b].T - self.h[a:b] < 0, axis=1)
+                out[rows[inside]] = True
+        return out
 
     def clearance(self, P0: np.ndarray, P1: np.ndarray) -> np.ndarray:
         """For each segment (P0[i], P1[i]): its distance to the nearest obstacle, 0 when

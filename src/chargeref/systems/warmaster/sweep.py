@@ -190,7 +190,7 @@ def graph_nodes(s: np.ndarray, far: Callable[[np.ndarray], np.ndarray], obs: lis
     nodes = nodes[keep]
     if len(nodes):
         # a node inside another sum is no place for the centre
-        inside = packed.clearance(nodes, nodes) <= 0.0
+        inside = packed.hits(nodes, nodes)
         nodes = nodes[~inside]
     return nodes, _packed([hit[2] for hit in full], [hit[3] + b"e" for hit in full])
 
@@ -262,7 +262,7 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
         idx = np.nonzero(plain)[0]
         if len(idx):
             P0 = np.repeat(pts[u][None], len(idx), axis=0)
-            out[idx] = packed.clearance(P0, pts[js[idx]]) > 0.0
+            out[idx] = ~packed.hits(P0, pts[js[idx]])
         return out
 
     def weights(u: int, js: np.ndarray) -> np.ndarray:
