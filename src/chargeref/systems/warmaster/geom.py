@@ -55,22 +55,27 @@ def ccw(P: Poly) -> Poly:
 
 def hull(points: np.ndarray) -> Poly:
     """Convex hull (monotone chain), CCW, without repeated points."""
-    pts = sorted({(x, y) for x, y in np.asarray(points, dtype=float).tolist()})
+    pts = sorted(set(map(tuple, np.asarray(points, dtype=float).tolist())))
     if len(pts) <= 2:
         return np.array(pts)
-
-    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
+    # the cross product (a - o) x (b - o) written out: this runs very often
     lower: list[tuple[float, float]] = []
     for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-15:
-            lower.pop()
+        while len(lower) >= 2:
+            o, a = lower[-2], lower[-1]
+            if (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0]) <= 1e-15:
+                lower.pop()
+            else:
+                break
         lower.append(p)
     upper: list[tuple[float, float]] = []
     for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 1e-15:
-            upper.pop()
+        while len(upper) >= 2:
+            o, a = upper[-2], upper[-1]
+            if (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0]) <= 1e-15:
+                upper.pop()
+            else:
+                break
         upper.append(p)
     return np.array(lower[:-1] + upper[:-1])
 

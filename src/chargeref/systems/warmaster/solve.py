@@ -212,6 +212,7 @@ class Charge:
         self._bar_cache: dict[float, list[tuple[Poly, str, str]]] = {}
         self._sight: dict[tuple[str, str], bool] = {}
         self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
+        self._path_obs: dict[tuple[str, int], tuple[list[Poly], list[tuple[Poly, list[StandW]]]]] = {}
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -247,8 +248,13 @@ class Charge:
             return []
         ign = {id(x) for x in ignore}
         blocked = []
+        # an obstacle apart from the box of every slid copy cannot block any of them
+        ends = np.concatenate([P0 + lo * t, P0 + hi * t])
+        blo, bhi = ends.min(axis=0), ends.max(axis=0)
         for Ob in self.final_obstacles(s):
             if id(Ob) in ign:
+                continue
+            if np.any(Ob.min(axis=0) > bhi) or np.any(Ob.max(axis=0) < blo):
                 continue
             iv = slide_blocked(P0, t, Ob, SNAP)
             if iv is not None:
@@ -288,6 +294,23 @@ class Charge:
 
     def path_obstacles(self, s: StandW, goal: Pose, ignore: Sequence[Poly] = ()) -> list[Poly]:
         start_poly = s.poly
+        if not ignore:
+            # what does not depend on the goal is remembered per stand and number of
+            # stands placed (placed stands are only ever added); same list, same order
+            key = (s.sid, len(self.placed))
+            hit = self._path_obs.get(key)
+            if hit is None:
+                base = [o.poly for o in self.others]
+                base += [p.poly for p in self.placed if not overlaps(p.poly, start_poly)]
+                base += self.w.move_blockers(s.kind)
+                bars = [(bar, [x for x in self.others if x.sid in (eid, pid)])
+                        for bar, eid, pid in self._bars(s.w) + self._placed_bars(s.w)
+                        if not (bbox_gap(bar, start_poly) <= TOL and sd(bar, start_poly) <= TOL)]
+                hit = self._path_obs[key] = (base, bars)
+            gpoly = goal.poly
+            return hit[0] + [bar for bar, touching in hit[1]
+                             if not any(bbox_gap(gpoly, x.poly) <= TOL and sd(gpoly, x.poly) <= TOL
+                                        for x in touching)]
         ign = {id(x) for x in ignore}
         obs: list[Poly] = [o.poly for o in self.others if id(o.poly) not in ign]
         for p in self.placed:
@@ -420,8 +443,9 @@ class Charge:
 
     # ------------------------------------------------------------------ first stand: original
 
-    def try_edge_original(self, s: StandW, enemy: StandW, edge: str) -> EdgeTry:
-        dist = poly_seg_dist(s.poly, *enemy.edge(edge))
+    def try_edge_original(self, s: StandW, enemy: StandW, edge: str, dist: float | None = None) -> EdgeTry:
+        if dist is None:
+            dist = poly_seg_dist(s.poly, *enemy.edge(edge))
         et = EdgeTry(s, enemy, edge, dist, self.edge_free(s, enemy, edge, self.cmin))
         if not et.free:
             return et
@@ -468,7 +492,7 @@ class Charge:
         for dist, _i, _j, _k, s, e, ed in cands:
             if dist > dstar + TOL:
                 break
-            et = self.try_edge_original(s, e, ed)
+            et = self.try_edge_original(s, e, ed, dist)
             tried.append(et)
             if et.accessible:
                 dstar = min(dstar, dist)
