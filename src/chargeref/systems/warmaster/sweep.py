@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, bbox_gap, hull, overlaps, rect
+from .geom import Packed, Poly, _normals, hull, overlaps, rect
 from .paths import corner_cost
 from .walk import trace, walk
 
@@ -47,10 +47,10 @@ def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None =
     """Whether a swept area overlaps any obstacle by more than TOL (touching is
     allowed). ``boxes`` (from ``boxes_of``) skips the obstacles whose bounding box is
     apart from the area's."""
-    if boxes is None:
-        return any(bbox_gap(P, Ob) <= 0.0 and overlaps(P, Ob) for Ob in obstacles)
     if not len(obstacles):
         return False
+    if boxes is None:
+        boxes = boxes_of(obstacles)
     lo, hi = P.min(axis=0), P.max(axis=0)
     near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
     return any(overlaps(P, obstacles[i]) for i in near)
@@ -60,21 +60,26 @@ def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
     """The bounding boxes ``(xmin, ymin, xmax, ymax)`` of the obstacles."""
     if not len(obstacles):
         return np.zeros((0, 4))
-    return np.array([np.concatenate([Ob.min(axis=0), Ob.max(axis=0)]) for Ob in obstacles])
+    starts = np.cumsum([0] + [len(Ob) for Ob in obstacles[:-1]])
+    allv = np.concatenate(obstacles)
+    return np.concatenate([np.minimum.reduceat(allv, starts, axis=0), np.maximum.reduceat(allv, starts, axis=0)],
+                          axis=1)
 
 
 def route_legs_clear(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
-                     obstacles: Sequence[Poly], mode: str) -> bool:
+                     obstacles: Sequence[Poly], mode: str, boxes: np.ndarray | None = None) -> bool:
     """Whether a centre route is clear when the stand turns on its ``mode`` ("first"
     or "last") leg."""
     n = len(path) - 1
+    if boxes is None:
+        boxes = boxes_of(obstacles)
     for i in range(n):
         turning = (mode == "first" and i == 0) or (mode == "last" and i == n - 1)
         if turning:
             fa, fb = f0, f1
         else:
             fa = fb = f1 if mode == "first" else f0
-        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles):
+        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles, boxes):
             return False
     return True
 
@@ -92,9 +97,10 @@ def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: fl
     """The move cost of a route: the cheaper of turning on the first or on the last
     leg among the two that are clear (inf when neither is)."""
     best = math.inf
+    boxes = boxes_of(obstacles)
     for mode in ("first", "last") if len(path) > 2 else ("first",):
         c = mode_cost(path, f0, f1, w, d, mode)
-        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode):
+        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode, boxes):
             best = c
     return best
 
@@ -147,14 +153,15 @@ def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: fl
     s = np.asarray(start, dtype=float)
     g = np.asarray(goal, dtype=float)
     obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
-    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes_of(obs)):
+    boxes = boxes_of(obs)
+    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes):
         return [s, g], corner_cost(s, f0, g, f1, w, d)
     if float(np.linalg.norm(g - s)) > cap + TOL:
         return None
     best: tuple[list[np.ndarray], float] | None = None
     for mode in ("first", "last"):
         # the second search need not look past the first one's cost
-        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode)
+        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode, boxes)
         if found is not None and (best is None or found[1] < best[1]):
             best = found
     return best
@@ -237,7 +244,7 @@ def _erode(M: Poly) -> Poly:
 
 
 def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
-            cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
+            cap: float, mode: str, boxes: np.ndarray) -> tuple[list[np.ndarray], float] | None:
     """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
     held on the translating legs; the turning leg is tested (and costed) as a swept
     hull."""
@@ -248,7 +255,6 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
     nodes, packed = graph
     pts = np.concatenate([s[None], nodes, g[None]], axis=0)
     n = len(pts)
-    boxes = boxes_of(obs)
     goal_i = n - 1
 
     def visible(u: int, js: np.ndarray) -> np.ndarray:
