@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, hull, overlaps, rect
+from .geom import Packed, Poly, _normals, _normals_of, hull, rect, sd
 from .paths import corner_cost
 from .walk import trace, walk
 
@@ -45,15 +45,35 @@ def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d:
 
 def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:
     """Whether a swept area overlaps any obstacle by more than TOL (touching is
-    allowed). ``boxes`` (from ``boxes_of``) skips the obstacles whose bounding box is
-    apart from the area's."""
+    allowed): ``geom.overlaps`` against each obstacle, with the box tests made for all
+    of them at once. ``boxes`` (from ``boxes_of``) may be passed when known."""
     if not len(obstacles):
         return False
     if boxes is None:
         boxes = boxes_of(obstacles)
     lo, hi = P.min(axis=0), P.max(axis=0)
     near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
-    return any(overlaps(P, obstacles[i]) for i in near)
+    if not len(near):
+        return False
+    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL)
+    B = boxes[near]
+    gap = np.maximum(np.maximum(lo[0] - B[:, 2], B[:, 0] - hi[0]), np.maximum(lo[1] - B[:, 3], B[:, 1] - hi[1]))
+    near = near[gap <= -TOL]
+    if not len(near):
+        return False
+    NP, hP = _normals_of(P)
+    for i in near:
+        Ob = obstacles[i]
+        if len(Ob) < 3:
+            if sd(P, Ob) < -TOL:
+                return True
+            continue
+        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's
+        NO, hO = _normals(Ob)
+        sep = max(float(np.max(np.min(Ob @ NP.T, axis=0) - hP)), float(np.max(np.min(P @ NO.T, axis=0) - hO)))
+        if sep < -TOL:
+            return True
+    return False
 
 
 def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
