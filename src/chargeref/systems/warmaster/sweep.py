@@ -277,15 +277,18 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
     n = len(pts)
     goal_i = n - 1
 
+    def turning(u: int, js: np.ndarray) -> np.ndarray:
+        """Which legs from ``u`` are the turning one (out of the start, or into the goal)."""
+        if mode == "first":
+            return np.full(len(js), u == 0)
+        return js == goal_i
+
     def visible(u: int, js: np.ndarray) -> np.ndarray:
         out = np.zeros(len(js), dtype=bool)
-        plain = np.ones(len(js), dtype=bool)
-        for k, j in enumerate(js):
-            if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
-                plain[k] = False
-                fa, fb = (f0, f1)
-                out[k] = not sweep_blocked(leg_sweep(pts[u], fa, pts[j], fb, w, d), obs, boxes)
-        idx = np.nonzero(plain)[0]
+        turn = turning(u, js)
+        for k in np.nonzero(turn)[0]:
+            out[k] = not sweep_blocked(leg_sweep(pts[u], f0, pts[js[k]], f1, w, d), obs, boxes)
+        idx = np.nonzero(~turn)[0]
         if len(idx):
             P0 = np.repeat(pts[u][None], len(idx), axis=0)
             out[idx] = ~packed.hits(P0, pts[js[idx]])
@@ -293,11 +296,11 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
 
     def weights(u: int, js: np.ndarray) -> np.ndarray:
         out = np.empty(len(js))
-        for k, j in enumerate(js):
-            if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
-                out[k] = corner_cost(pts[u], f0, pts[j], f1, w, d)
-            else:
-                out[k] = float(np.linalg.norm(pts[j] - pts[u]))
+        turn = turning(u, js)
+        for k in np.nonzero(turn)[0]:
+            out[k] = corner_cost(pts[u], f0, pts[js[k]], f1, w, d)
+        plain = ~turn
+        out[plain] = np.linalg.norm(pts[js[plain]] - pts[u], axis=1)
         return out
 
     dist, prev = walk(pts, cap, visible, weights, slack=1e-12, cap_on_accept=True)
