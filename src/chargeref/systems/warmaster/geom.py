@@ -388,9 +388,14 @@ class Packed:
         if len(si):
             p0, p1 = P0[si], P1[si]
             A, B = self.A[ei], self.B[ei]
-            d = np.minimum(np.minimum(_pseg(p0, A, B), _pseg(p1, A, B)),
-                           np.minimum(_pseg(A, p0, p1), _pseg(B, p0, p1)))
-            cross = (_orient(p0, p1, A) * _orient(p0, p1, B) < 0) & (_orient(A, B, p0) * _orient(A, B, p1) < 0)
+            n = len(si)
+            # the four point-segment distances and the four orientations in one call each
+            # (the same arithmetic element by element as four calls)
+            dd = _pseg(np.concatenate([p0, p1, A, B]), np.concatenate([A, A, p0, p0]),
+                       np.concatenate([B, B, p1, p1]))
+            d = np.minimum(np.minimum(dd[:n], dd[n:2 * n]), np.minimum(dd[2 * n:3 * n], dd[3 * n:]))
+            oo = _orient(np.concatenate([p0, p0, A, A]), np.concatenate([p1, p1, B, B]), np.concatenate([A, B, p0, p1]))
+            cross = (oo[:n] * oo[n:2 * n] < 0) & (oo[2 * n:3 * n] * oo[3 * n:] < 0)
             bad = (d <= 0.0) | cross
             out[si[bad]] = True
         for k, a, b in zip(self.poly_ids, self.starts, self.poly_ends, strict=True):

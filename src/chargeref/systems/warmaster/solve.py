@@ -399,8 +399,11 @@ class Charge:
         if found is None:
             self._routes[key] = (None, math.inf)
             return None, math.inf, False
-        path, _ = found
-        c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
+        path, c = found
+        if len(path) > 2:
+            # the cheaper of the two turns among those clear (a straight move was just
+            # tested and costed exactly so by stand_route)
+            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
         self._routes[key] = (path, c)
         return path, c, len(path) == 2
 
