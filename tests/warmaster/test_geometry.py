@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chargeref.geometry.shapes import ConvexPolygon, Footprint, signed_distance
-from chargeref.systems.warmaster.geom import Packed, rect, sd, slide_blocked
+from chargeref.systems.warmaster.geom import (
+    Packed,
+    poly_seg_dist,
+    poly_seg_dists,
+    rect,
+    sd,
+    slide_blocked,
+)
 from chargeref.systems.warmaster.paths import corner_cost, path_cost, shortest_path
 from chargeref.systems.warmaster.sight import sees
 
@@ -152,3 +159,14 @@ def test_packed_hits_is_clearance_at_most_zero(segs: list[tuple[float, float, fl
     P0 = np.array([[p[0], p[1]] for p in segs] + [R[0], R[0], tri[0], bar[0]])
     P1 = np.array([[p[2], p[3]] for p in segs] + [R[1], R[0], tri[0] - 1.0, bar[0] - [0.0, 1.0]])
     assert np.array_equal(pk.hits(P0, P1), pk.clearance(P0, P1) <= 0.0)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(coord, coord, ang, size, size, st.lists(st.tuples(coord, coord, coord, coord), min_size=1, max_size=6))
+def test_poly_seg_dists_is_poly_seg_dist_for_each(x: float, y: float, a: float, w: float, d: float,
+                                                  segs: list[tuple[float, float, float, float]]) -> None:
+    P = rect((x, y), a, w, d)
+    A = np.array([[s[0], s[1]] for s in segs] + [P[0], P[2] + (P[2] - P[1])])  # from a corner; along an edge
+    B = np.array([[s[2] + 1e-3, s[3]] for s in segs] + [P[0] + [3.0, 1.0], P[3] + (P[3] - P[0]) * 0.5])
+    got = poly_seg_dists(P, A, B)
+    assert got.tolist() == [poly_seg_dist(P, A[i], B[i]) for i in range(len(A))]

@@ -181,6 +181,25 @@ def poly_seg_dist(P: Poly, a: np.ndarray, b: np.ndarray) -> float:
     return max(0.0, sd(P, np.array([a, b])))
 
 
+def poly_seg_dists(P: Poly, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``poly_seg_dist(P, A[i], B[i])`` for many segments at once: the same separating
+    axes decide whether they meet (0), else the least of the same point-to-segment
+    distances (P's corners to the segment, the segment's ends to P's edges)."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    N, h = _normals(P)
+    sep = np.max(np.minimum(A @ N.T - h, B @ N.T - h), axis=1)
+    e = B - A
+    n = np.stack([e[:, 1], -e[:, 0]], axis=1) / np.sqrt(np.sum(e * e, axis=1))[:, None]
+    pn = P @ n.T - np.sum(n * A, axis=1)[None, :]  # (corners, segments)
+    sep = np.maximum(sep, np.maximum(np.min(pn, axis=0), np.min(-pn, axis=0)))
+    Pn = np.roll(P, -1, axis=0)
+    d = np.minimum(np.min(_pseg(P[None, :, :], A[:, None, :], B[:, None, :]), axis=1),
+                   np.minimum(np.min(_pseg(A[:, None, :], P[None, :, :], Pn[None, :, :]), axis=1),
+                              np.min(_pseg(B[:, None, :], P[None, :, :], Pn[None, :, :]), axis=1)))
+    return np.where(sep <= 0.0, 0.0, d)
+
+
 def disc_path_clearance(P0: np.ndarray, P1: np.ndarray, Ob: Poly) -> np.ndarray:
     """For many segments (P0[i], P1[i]), their distance to the convex polygon Ob
     (0 when they cross it). Vectorised over the segments."""

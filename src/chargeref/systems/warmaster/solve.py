@@ -48,6 +48,7 @@ from .geom import (
     free_intervals,
     overlaps,
     poly_seg_dist,
+    poly_seg_dists,
     rect,
     sd,
     slide_blocked,
@@ -212,6 +213,7 @@ class Charge:
         self._bar_cache: dict[float, list[tuple[Poly, str, str]]] = {}
         self._sight: dict[tuple[str, str], bool] = {}
         self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
+        self._placed_bar_cache: dict[tuple[float, int], list[tuple[Poly, str, str]]] = {}
         self._path_obs: dict[tuple[str, int], tuple[list[Poly], list[tuple[Poly, list[StandW]]]]] = {}
         self.zone: str | None = None
         self.zone_roll: int | None = None
@@ -266,7 +268,10 @@ class Charge:
         if np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > self.w.width + TOL) \
                 or np.any(P[:, 1] > self.w.depth + TOL):
             return False
-        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s))
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        # overlaps() is false for an obstacle whose box is apart from the pose's
+        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s)
+                       if not (np.any(Ob.min(axis=0) > hi) or np.any(Ob.max(axis=0) < lo)))
 
     def _bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
         """Segments closing every gap between an enemy stand and another stand or
@@ -329,6 +334,13 @@ class Charge:
         return obs
 
     def _placed_bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
+        key = (round(frontage, 9), len(self.placed))  # placed stands are only ever added
+        hit = self._placed_bar_cache.get(key)
+        if hit is None:
+            hit = self._placed_bar_cache[key] = self._placed_bars_now(frontage)
+        return hit
+
+    def _placed_bars_now(self, frontage: float) -> list[tuple[Poly, str, str]]:
         out = []
         for e in self.enemies:
             for p in self.placed:
@@ -485,10 +497,11 @@ class Charge:
         return et
 
     def first_original(self) -> tuple[EdgeTry | None, list[EdgeTry]]:
-        cands = [(poly_seg_dist(s.poly, *e.edge(ed)), i, j, k, s, e, ed)
-                 for i, s in enumerate(self.cstands)
-                 for j, e in enumerate(self.tstands)
-                 for k, ed in enumerate(EDGES)]
+        edges = [(j, k, e, ed, *e.edge(ed)) for j, e in enumerate(self.tstands) for k, ed in enumerate(EDGES)]
+        cands = []
+        for i, s in enumerate(self.cstands):
+            dists = poly_seg_dists(s.poly, np.array([x[4] for x in edges]), np.array([x[5] for x in edges]))
+            cands += [(float(dist), i, j, k, s, e, ed) for dist, (j, k, e, ed, _, _) in zip(dists, edges, strict=True)]
         cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
         tried: list[EdgeTry] = []
         dstar = math.inf
