@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 from chargeref.geometry.shapes import ConvexPolygon, Footprint, signed_distance
 from chargeref.systems.warmaster.geom import (
     Packed,
+    max_dist,
+    max_dist_argmin,
+    max_dist_cut,
     poly_seg_dist,
     poly_seg_dists,
     rect,
@@ -170,3 +174,28 @@ def test_poly_seg_dists_is_poly_seg_dist_for_each(x: float, y: float, a: float, 
     B = np.array([[s[2] + 1e-3, s[3]] for s in segs] + [P[0] + [3.0, 1.0], P[3] + (P[3] - P[0]) * 0.5])
     got = poly_seg_dists(P, A, B)
     assert got.tolist() == [poly_seg_dist(P, A[i], B[i]) for i in range(len(A))]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(coord, coord, ang, coord, coord, ang, ang, size, size, st.floats(-8, 0), st.floats(0, 8))
+def test_straight_move_cost_along_a_line_closed_forms(x0: float, y0: float, f0: float, x1: float, y1: float,
+                                                      f1: float, th: float, w: float, d: float, a: float,
+                                                      b: float) -> None:
+    # a stand at (x0, y0, f0) moving straight to (x1, y1) + x t facing f1: the cost is
+    # max_dist(p, t, x); its least value on [a, b] and the stretch within a move
+    p = rect((x1, y1), f1, w, d) - rect((x0, y0), f0, w, d)
+    t = np.array([math.cos(math.radians(th)), math.sin(math.radians(th))])
+    assert max_dist(p, t, 0.3) == pytest.approx(corner_cost(np.array([x0, y0]), f0,
+                                                            np.array([x1, y1]) + 0.3 * t, f1, w, d), abs=1e-12)
+    m = max_dist_argmin(p, t, a, b)
+    fm = max_dist(p, t, m)
+    assert a <= m <= b
+    for x in (a, b, max(a, m - 1e-6), min(b, m + 1e-6)):
+        assert fm <= max_dist(p, t, x) + 1e-12
+    r = fm + 1.0
+    cut = max_dist_cut(p, t, r)
+    assert cut is not None and cut[0] <= m <= cut[1]
+    assert max_dist(p, t, cut[0]) == pytest.approx(r, abs=1e-9)
+    assert max_dist(p, t, cut[1]) == pytest.approx(r, abs=1e-9)
+    assert max_dist(p, t, cut[0] - 1e-6) > r and max_dist(p, t, cut[1] + 1e-6) > r
+    assert max_dist_cut(p, t, max_dist(p, t, max_dist_argmin(p, t, -1e3, 1e3)) - 1e-6) is None

@@ -99,6 +99,8 @@ def reach_set(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: n
 
 def _circle_cut(p: np.ndarray, t: np.ndarray, r: float) -> Interval | None:
     """``{x : |p + x t| <= r}`` for a unit ``t`` (closed form), or None."""
+    if r < 0.0:
+        return None
     pt = float(p @ t)
     disc = pt * pt - (float(p @ p) - r * r)
     if disc < 0.0:

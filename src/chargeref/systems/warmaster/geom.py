@@ -200,6 +200,47 @@ def poly_seg_dists(P: Poly, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.where(sep <= 0.0, 0.0, d)
 
 
+def max_dist(p: np.ndarray, t: np.ndarray, x: float) -> float:
+    """``max_k |p_k + x t|``: how far the furthest of some points moves when a shape
+    that moved them by ``p_k`` is slid by ``x`` along ``t`` (a straight move's cost)."""
+    q = p + x * t
+    return float(np.max(np.sqrt(np.sum(q * q, axis=1))))
+
+
+def max_dist_argmin(p: np.ndarray, t: np.ndarray, a: float, b: float) -> float:
+    """The ``x`` in ``[a, b]`` minimising ``max_dist(p, t, x)`` for a unit ``t``, in
+    closed form: the maximum of the convex ``|p_k + x t|`` is least at an end, at the
+    foot of one point's perpendicular (``x = -p_k . t``) or where two of them are equal
+    (``|p_i|^2 - |p_j|^2 + 2 x (p_i - p_j) . t = 0``, linear in ``x``)."""
+    pt = p @ t
+    sq = np.sum(p * p, axis=1)
+    xs = [a, b] + [-float(v) for v in pt]
+    k = len(p)
+    for i in range(k):
+        for j in range(i + 1, k):
+            den = 2.0 * float(pt[i] - pt[j])
+            if abs(den) > 1e-15:
+                xs.append(float(sq[j] - sq[i]) / den)
+    xs = [min(max(x, a), b) for x in xs]
+    return min(xs, key=lambda x: (max_dist(p, t, x), x))
+
+
+def max_dist_cut(p: np.ndarray, t: np.ndarray, r: float) -> tuple[float, float] | None:
+    """``{x : max_dist(p, t, x) <= r}`` for a unit ``t``: the common part of the circle
+    cuts ``|p_k + x t| <= r`` (closed form), or None."""
+    if r < 0.0:
+        return None
+    lo, hi = -math.inf, math.inf
+    for q in p:
+        qt = float(q @ t)
+        disc = qt * qt - (float(q @ q) - r * r)
+        if disc < 0.0:
+            return None
+        sq = math.sqrt(disc)
+        lo, hi = max(lo, -qt - sq), min(hi, -qt + sq)
+    return (lo, hi) if lo <= hi else None
+
+
 def disc_path_clearance(P0: np.ndarray, P1: np.ndarray, Ob: Poly) -> np.ndarray:
     """For many segments (P0[i], P1[i]), their distance to the convex polygon Ob
     (0 when they cross it). Vectorised over the segments."""

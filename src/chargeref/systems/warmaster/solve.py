@@ -46,6 +46,9 @@ from .geom import (
     bbox_gap,
     closest_in,
     free_intervals,
+    max_dist,
+    max_dist_argmin,
+    max_dist_cut,
     overlaps,
     poly_seg_dist,
     poly_seg_dists,
@@ -74,48 +77,28 @@ def _angle_of(v: np.ndarray) -> float:
     return math.degrees(math.atan2(float(v[1]), float(v[0])))
 
 
-def _golden_min(fn: Callable[[float], float], a: float, b: float) -> float:
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = fn(c), fn(d)
-    for _ in range(120):
-        if b - a < 1e-11:
-            break
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = fn(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = fn(d)
-    return (a + b) / 2
-
-
-def closest_feasible(
-    intervals: Sequence[tuple[float, float]], target: float, cost: Callable[[float], float], limit: float
-) -> float | None:
-    """The point of the intervals closest to ``target`` with cost <= limit, for a cost
-    that is convex on each interval (a straight move's corner displacement is)."""
+def closest_feasible(intervals: Sequence[tuple[float, float]], target: float, p: np.ndarray, t: np.ndarray,
+                     limit: float) -> float | None:
+    """The point of the intervals closest to ``target`` whose straight-move cost
+    ``geom.max_dist(p, t, x)`` is at most ``limit`` (closed form: the cost is a maximum
+    of distances from points moving along a line, so its sub-level set is a common part
+    of circle cuts). A point within the move's tolerance counts; the crossing found is
+    where the cost equals ``limit`` itself, or the cheapest point when even that costs
+    more (but within the tolerance)."""
+    cut = max_dist_cut(p, t, limit)
     best: float | None = None
     for a, b in intervals:
         x0 = min(max(target, a), b)
-        if cost(x0) <= limit + TOL:
+        if max_dist(p, t, x0) <= limit + TOL:
             cand = x0
+        elif cut is not None and max(a, cut[0]) <= min(b, cut[1]):
+            lo, hi = max(a, cut[0]), min(b, cut[1])
+            cand = min(max(x0, lo), hi)
         else:
-            m = _golden_min(cost, a, b)
-            if cost(m) > limit + TOL:
+            m = max_dist_argmin(p, t, a, b)
+            if max_dist(p, t, m) > limit + TOL:
                 continue
-            lo, hi = m, x0
-            for _ in range(100):
-                mid = (lo + hi) / 2
-                if cost(mid) <= limit:
-                    lo = mid
-                else:
-                    hi = mid
-                if abs(hi - lo) < 1e-12:
-                    break
-            cand = lo
+            cand = m
         if best is None or abs(cand - target) < abs(best - target) - 1e-12:
             best = cand
     return best
@@ -583,9 +566,10 @@ class Charge:
         (``detour.reach_set``) and the nearest confirmed by the route search."""
         s, enemy, edge = et.stand, et.enemy, et.edge
 
-        def cost(off: float) -> float:
-            p = self.flush_pose(s, enemy, edge, off)
-            return corner_cost(s.c, s.facing, p.c, p.facing, s.w, s.d)
+        # a straight move to the spot at offset x moves corner k by p_k + x t
+        m, t, n, _, fac = self.edge_frame(s, enemy, edge)
+        g0 = m + n * (s.d / 2)
+        p = rect(g0, fac, s.w, s.d) - rect(s.c, s.facing, s.w, s.d)
 
         def reach(off: float) -> tuple[list[np.ndarray], float, bool] | None:
             pose = self.flush_pose(s, enemy, edge, off)
@@ -600,11 +584,11 @@ class Charge:
             et.accessible = True
 
         # least move to any legal spot on the edge (for ``needed``)
-        et.c2c_cost = min((cost(_golden_min(cost, a, b)) for a, b in et.free), default=math.inf)
+        et.c2c_cost = min((max_dist(p, t, max_dist_argmin(p, t, a, b)) for a, b in et.free), default=math.inf)
         # a straight move is the cheapest way to any spot, so the nearest spot that a
         # straight move reaches bounds every answer; when its straight way is clear it
         # is the answer
-        o = closest_feasible(et.free, 0.0, cost, self.move)
+        o = closest_feasible(et.free, 0.0, p, t, self.move)
         if o is None:
             return
         if beat is not None and abs(o) > beat + 1e-9:
@@ -617,8 +601,6 @@ class Charge:
         # piece by piece of edge over which the obstacles stay the same (a gap bar is
         # dropped while the spot touches a stand forming the gap); the candidates are
         # confirmed with the route search, nearest the centre first.
-        m, t, n, _, fac = self.edge_frame(s, enemy, edge)
-        g0 = m + n * (s.d / 2)
         pieces = [(pq, self.path_obstacles(s, self.flush_pose(s, enemy, edge, (pq[0] + pq[1]) / 2)))
                   for a, b in et.free for pq in self._bar_pieces(s, enemy, edge, a, b)]
         # the exact move first; the tolerance allowed on a move only when nothing is
@@ -765,11 +747,9 @@ class Charge:
         def solve() -> float | None:
             P0 = Pose(base, p.pose.facing, s.w, s.d).poly
             free = self.slide_free(s, P0, -f, 0.0, p.pose.d)
-
-            def cost(dl: float) -> float:
-                return corner_cost(s.c, s.facing, base - f * dl, p.pose.facing, s.w, s.d)
-
-            return closest_feasible(free, 0.0, cost, self.move)
+            # set back by dl, corner k moves by q_k - dl f
+            q = P0 - rect(s.c, s.facing, s.w, s.d)
+            return closest_feasible(free, 0.0, q, -f, self.move)
 
         return solve
 
