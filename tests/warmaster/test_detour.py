@@ -140,3 +140,34 @@ def test_turning_or_mirroring_keeps_the_constructed_spot(deg: float, mirror: boo
     assert r.success
     assert abs(r.details["first_contact"]["offset"]) == pytest.approx(abs(want), abs=1e-6)
     assert r.moves[0].distance == pytest.approx(move, abs=1e-6)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.floats(40.0, 80.0), st.floats(30.0, 45.0), st.sampled_from([60.0, 90.0, 120.0, 45.0]),
+       st.floats(45.0, 62.0), st.floats(2.0, 20.0), st.floats(18.0, 30.0))
+@example(62.0, 40.0, 90.0, 60.0, 29.0, D + 5.05)
+def test_reach_set_agrees_with_the_route_search(cx: float, cy: float, facing: float, rock_x: float,
+                                                rock_len: float, move: float) -> None:
+    # a stand (cavalry, 2 x 4) behind a rock, spots (x, 57) facing 90 along the
+    # target's front: every probed spot the route search reaches lies in the
+    # constructed set, and every probed spot well inside the set is reached
+    from chargeref.systems.warmaster.sweep import stand_route
+
+    rock = np.array([[rock_x, 48.0], [rock_x + rock_len, 48.0], [rock_x + rock_len, 50.0], [rock_x, 50.0]])
+    target = np.array([[58.0, 59.0], [62.0, 59.0], [62.0, 61.0], [58.0, 61.0]])
+    obstacles = [rock, target]
+    start = np.array([cx, cy])
+    g0, t = np.array([0.0, 57.0]), np.array([1.0, 0.0])
+    ivs = reach_set(start, facing, 90.0, 2.0, 4.0, g0, t, 57.0, 63.0, obstacles, move)
+
+    def inside(x: float, margin: float) -> bool:
+        return any(a + margin <= x <= b - margin for a, b in ivs)
+
+    probes = [57.0 + 6.0 * k / 40 for k in range(41)] + [x for iv in ivs for x in iv]
+    for x in probes:
+        found = stand_route(start, facing, g0 + x * t, 90.0, 2.0, 4.0, obstacles, move)
+        reached = found is not None and found[1] <= move + 1e-6
+        if reached:
+            assert inside(x, -1e-6), (x, ivs)
+        elif inside(x, 1e-6):
+            raise AssertionError((x, ivs, found))
