@@ -41,6 +41,9 @@ def rock_case(move: float, left_rock_end: float | None = None) -> Any:
 def test_the_cost_circle_cuts_the_edge_at_the_closed_form() -> None:
     r = charge(rock_case(D + 5.05), "C", "T")
     assert r.success and codes(r) == ["partially_covered"]
+    # the least move to any spot: the foot of the perpendicular from (59, 52), x = 59
+    assert r.needed.distance == pytest.approx(D + 5.0, abs=1e-6)
+    assert r.details["first_contact"]["centre_to_centre_move"] == pytest.approx(D + 5.0, abs=1e-6)
     (m,) = r.moves
     assert m.to[0] == pytest.approx(59.0 + math.sqrt(5.05**2 - 25.0), abs=1e-6)
     assert m.to[1] == pytest.approx(57.0, abs=1e-9)

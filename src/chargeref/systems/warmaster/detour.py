@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, overlaps, point_seg_dist, rect
+from .geom import Packed, Poly, _normals, max_dist, max_dist_argmin, overlaps, point_seg_dist, rect
 from .paths import corner_cost
 from .sweep import boxes_of, graph_nodes, leg_sweep, sweep_blocked
 from .walk import walk
@@ -51,12 +51,41 @@ def reach_set(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: n
     ``start``, facing ``f0``, ``w`` x ``d``) reaches ``(g0 + x t, f1)`` at a cost of at
     most ``cap`` (see the module docstring). Boundaries where a leg only grazes an
     obstacle are included; the caller confirms a chosen spot with the route search."""
+    return _union([iv for _, _, _, iv in _last_legs(start, f0, f1, w, d, g0, t, lo, hi, obstacles, cap)])
+
+
+def least_cost(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: np.ndarray, t: np.ndarray,
+               lo: float, hi: float, obstacles: Sequence[Poly], cap: float) -> tuple[float, float] | None:
+    """``(x, cost)``: the spot of ``[lo, hi]`` reached most cheaply and what it costs,
+    when that is at most ``cap`` (else None). On each stretch where a last leg is clear
+    its cost is least in closed form: at the foot of the perpendicular from the leg's
+    start (a translating leg), or where ``geom.max_dist_argmin`` puts it (a turning leg:
+    a foot or a crossing of two corner distances)."""
+    best: tuple[float, float] | None = None
+    for v, dv, turning, (a, b) in _last_legs(start, f0, f1, w, d, g0, t, lo, hi, obstacles, cap):
+        if turning:
+            p = rect(g0, f1, w, d) - rect(v, f0, w, d)
+            x = max_dist_argmin(p, t, a, b)
+            c = dv + max_dist(p, t, x)
+        else:
+            x = min(max(-float((g0 - v) @ t), a), b)
+            c = dv + float(np.linalg.norm(g0 + x * t - v))
+        if best is None or c < best[1]:
+            best = (x, c)
+    return best
+
+
+def _last_legs(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: np.ndarray, t: np.ndarray,
+               lo: float, hi: float, obstacles: Sequence[Poly], cap: float
+               ) -> list[tuple[np.ndarray, float, bool, Interval]]:
+    """Every clear last leg within ``cap``: (where it starts, the least cost of getting
+    there, whether it turns, a closed stretch of ``x`` it reaches)."""
     s = np.asarray(start, dtype=float)
     g0 = np.asarray(g0, dtype=float)
     t = np.asarray(t, dtype=float)
     obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
     boxes = boxes_of(obs)
-    out = _turning_leg(s, f0, f1, w, d, g0, t, lo, hi, cap, obs, boxes)  # the straight move
+    out = [(s, 0.0, True, iv) for iv in _turning_leg(s, f0, f1, w, d, g0, t, lo, hi, cap, obs, boxes)]  # straight
     G0, G1 = g0 + lo * t, g0 + hi * t
 
     def far(P: np.ndarray) -> np.ndarray:
@@ -91,10 +120,11 @@ def reach_set(start: np.ndarray, f0: float, f1: float, w: float, d: float, g0: n
             if not r >= 0.0:
                 continue
             if mode == "last":
-                out += _turning_leg(pts[v], f0, f1, w, d, g0, t, lo, hi, r, obs, boxes)
+                legs = _turning_leg(pts[v], f0, f1, w, d, g0, t, lo, hi, r, obs, boxes)
             else:
-                out += _translating_leg(pts[v], g0, t, lo, hi, r, sums)
-    return _union(out)
+                legs = _translating_leg(pts[v], g0, t, lo, hi, r, sums)
+            out += [(pts[v], float(dist[v]), mode == "last", iv) for iv in legs]
+    return out
 
 
 def _circle_cut(p: np.ndarray, t: np.ndarray, r: float) -> Interval | None:

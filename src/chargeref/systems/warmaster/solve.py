@@ -39,7 +39,7 @@ import shapely
 
 from ...budget import check as budget_check
 from ...geometry.shapes import TOL
-from .detour import reach_set
+from .detour import least_cost, reach_set
 from .geom import (
     Packed,
     Poly,
@@ -59,7 +59,7 @@ from .geom import (
 )
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
-from .sweep import route_cost, stand_route
+from .sweep import leg_sweep, route_cost, stand_route, sweep_blocked
 from .world import StandW, World
 
 EDGES = ("front", "left", "right", "rear")
@@ -583,8 +583,31 @@ class Charge:
             et.path, et.cost, et.straight = got
             et.accessible = True
 
-        # least move to any legal spot on the edge (for ``needed``)
-        et.c2c_cost = min((max_dist(p, t, max_dist_argmin(p, t, a, b)) for a, b in et.free), default=math.inf)
+        pieces_: list[tuple[tuple[float, float], list[Poly]]] = []
+
+        def pieces() -> list[tuple[tuple[float, float], list[Poly]]]:
+            """The free stretches cut where the obstacles change (a gap bar is dropped
+            while the spot touches a stand that forms the gap), each with its obstacles."""
+            if not pieces_:
+                pieces_.extend((pq, self.path_obstacles(s, self.flush_pose(s, enemy, edge, (pq[0] + pq[1]) / 2)))
+                               for a, b in et.free for pq in self._bar_pieces(s, enemy, edge, a, b))
+            return pieces_
+
+        # least move to any legal spot on the edge (for ``needed``): the cheapest straight
+        # move (closed form) when its way is clear; else the cheapest route within the
+        # move (detour.least_cost); when none is within the move, the straight one stays
+        # as a lower bound
+        xs = [max_dist_argmin(p, t, a, b) for a, b in et.free]
+        et.c2c_cost = min((max_dist(p, t, x) for x in xs), default=math.inf)
+        if xs:
+            x_best = min(xs, key=lambda x: max_dist(p, t, x))
+            pose = self.flush_pose(s, enemy, edge, x_best)
+            if sweep_blocked(leg_sweep(s.c, s.facing, pose.c, fac, s.w, s.d), self.path_obstacles(s, pose)):
+                found = [least_cost(s.c, s.facing, fac, s.w, s.d, g0, t, a, b, obs, self.move + TOL)
+                         for (a, b), obs in pieces()]
+                costs = [c for _, c in (f for f in found if f is not None)]
+                if costs:
+                    et.c2c_cost = min(costs)
         # a straight move is the cheapest way to any spot, so the nearest spot that a
         # straight move reaches bounds every answer; when its straight way is clear it
         # is the answer
@@ -601,13 +624,11 @@ class Charge:
         # piece by piece of edge over which the obstacles stay the same (a gap bar is
         # dropped while the spot touches a stand forming the gap); the candidates are
         # confirmed with the route search, nearest the centre first.
-        pieces = [(pq, self.path_obstacles(s, self.flush_pose(s, enemy, edge, (pq[0] + pq[1]) / 2)))
-                  for a, b in et.free for pq in self._bar_pieces(s, enemy, edge, a, b)]
         # the exact move first; the tolerance allowed on a move only when nothing is
         # reached without it (a spot that needs just the move touches the cost circle)
         for cap in (self.move, self.move + TOL):
             cands: set[float] = set()
-            for (p, q), obs in pieces:
+            for (p, q), obs in pieces():
                 for u, v in reach_set(s.c, s.facing, fac, s.w, s.d, g0, t, p, q, obs, cap):
                     x = min(max(0.0, u), v)
                     cands.add(x)
