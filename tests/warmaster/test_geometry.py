@@ -5,12 +5,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chargeref.geometry.shapes import ConvexPolygon, Footprint, signed_distance
-from chargeref.systems.warmaster.geom import Packed, rect, sd, slide_blocked
+from chargeref.systems.warmaster.geom import (
+    Packed,
+    max_dist,
+    max_dist_argmin,
+    max_dist_cut,
+    poly_seg_dist,
+    poly_seg_dists,
+    rect,
+    sd,
+    slide_blocked,
+)
 from chargeref.systems.warmaster.paths import corner_cost, path_cost, shortest_path
 from chargeref.systems.warmaster.sight import sees
 
@@ -133,3 +144,58 @@ def test_deep_overlap_of_nearly_parallel_rectangles() -> None:
                           Footprint((ConvexPolygon(tuple(map(tuple, B))),)))
     assert abs(sd(A, B) - ref) < 1e-9
     assert abs(sd(A, B) + 1.5492869474866053) < 1e-12
+
+
+seg_pts = st.lists(st.tuples(coord, coord, coord, coord), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seg_pts, coord, coord, ang, size, size, coord, coord, coord, coord)
+def test_packed_hits_is_clearance_at_most_zero(segs: list[tuple[float, float, float, float]], x: float, y: float,
+                                               a: float, w: float, d: float, bx: float, by: float, ex: float,
+                                               ey: float) -> None:
+    # a rectangle, a triangle and a bare segment; segments touching a box corner exactly,
+    # running along an edge and degenerate ones (a point) among the probes
+    R = rect((x, y), a, w, d)
+    tri = np.array([[bx, by], [bx + 2.0, by], [bx + 1.0, by + 1.5]])
+    bar = np.array([[ex, ey], [ex + 1.0, ey + 0.5]])
+    pk = Packed([R, tri, bar])
+    P0 = np.array([[p[0], p[1]] for p in segs] + [R[0], R[0], tri[0], bar[0]])
+    P1 = np.array([[p[2], p[3]] for p in segs] + [R[1], R[0], tri[0] - 1.0, bar[0] - [0.0, 1.0]])
+    assert np.array_equal(pk.hits(P0, P1), pk.clearance(P0, P1) <= 0.0)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(coord, coord, ang, size, size, st.lists(st.tuples(coord, coord, coord, coord), min_size=1, max_size=6))
+def test_poly_seg_dists_is_poly_seg_dist_for_each(x: float, y: float, a: float, w: float, d: float,
+                                                  segs: list[tuple[float, float, float, float]]) -> None:
+    P = rect((x, y), a, w, d)
+    A = np.array([[s[0], s[1]] for s in segs] + [P[0], P[2] + (P[2] - P[1])])  # from a corner; along an edge
+    B = np.array([[s[2] + 1e-3, s[3]] for s in segs] + [P[0] + [3.0, 1.0], P[3] + (P[3] - P[0]) * 0.5])
+    got = poly_seg_dists(P, A, B)
+    assert got.tolist() == [poly_seg_dist(P, A[i], B[i]) for i in range(len(A))]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(coord, coord, ang, coord, coord, ang, ang, size, size, st.floats(-8, 0), st.floats(0, 8))
+def test_straight_move_cost_along_a_line_closed_forms(x0: float, y0: float, f0: float, x1: float, y1: float,
+                                                      f1: float, th: float, w: float, d: float, a: float,
+                                                      b: float) -> None:
+    # a stand at (x0, y0, f0) moving straight to (x1, y1) + x t facing f1: the cost is
+    # max_dist(p, t, x); its least value on [a, b] and the stretch within a move
+    p = rect((x1, y1), f1, w, d) - rect((x0, y0), f0, w, d)
+    t = np.array([math.cos(math.radians(th)), math.sin(math.radians(th))])
+    assert max_dist(p, t, 0.3) == pytest.approx(corner_cost(np.array([x0, y0]), f0,
+                                                            np.array([x1, y1]) + 0.3 * t, f1, w, d), abs=1e-12)
+    m = max_dist_argmin(p, t, a, b)
+    fm = max_dist(p, t, m)
+    assert a <= m <= b
+    for x in (a, b, max(a, m - 1e-6), min(b, m + 1e-6)):
+        assert fm <= max_dist(p, t, x) + 1e-12
+    r = fm + 1.0
+    cut = max_dist_cut(p, t, r)
+    assert cut is not None and cut[0] <= m <= cut[1]
+    assert max_dist(p, t, cut[0]) == pytest.approx(r, abs=1e-9)
+    assert max_dist(p, t, cut[1]) == pytest.approx(r, abs=1e-9)
+    assert max_dist(p, t, cut[0] - 1e-6) > r and max_dist(p, t, cut[1] + 1e-6) > r
+    assert max_dist_cut(p, t, max_dist(p, t, max_dist_argmin(p, t, -1e3, 1e3)) - 1e-6) is None

@@ -55,22 +55,27 @@ def ccw(P: Poly) -> Poly:
 
 def hull(points: np.ndarray) -> Poly:
     """Convex hull (monotone chain), CCW, without repeated points."""
-    pts = sorted({(x, y) for x, y in np.asarray(points, dtype=float).tolist()})
+    pts = sorted(set(map(tuple, np.asarray(points, dtype=float).tolist())))
     if len(pts) <= 2:
         return np.array(pts)
-
-    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
+    # the cross product (a - o) x (b - o) written out: this runs very often
     lower: list[tuple[float, float]] = []
     for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-15:
-            lower.pop()
+        while len(lower) >= 2:
+            o, a = lower[-2], lower[-1]
+            if (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0]) <= 1e-15:
+                lower.pop()
+            else:
+                break
         lower.append(p)
     upper: list[tuple[float, float]] = []
     for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 1e-15:
-            upper.pop()
+        while len(upper) >= 2:
+            o, a = upper[-2], upper[-1]
+            if (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0]) <= 1e-15:
+                upper.pop()
+            else:
+                break
         upper.append(p)
     return np.array(lower[:-1] + upper[:-1])
 
@@ -174,6 +179,66 @@ def seg_seg_dist(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray)
 def poly_seg_dist(P: Poly, a: np.ndarray, b: np.ndarray) -> float:
     """Distance from a convex polygon to a segment (0 when they meet)."""
     return max(0.0, sd(P, np.array([a, b])))
+
+
+def poly_seg_dists(P: Poly, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``poly_seg_dist(P, A[i], B[i])`` for many segments at once: the same separating
+    axes decide whether they meet (0), else the least of the same point-to-segment
+    distances (P's corners to the segment, the segment's ends to P's edges)."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    N, h = _normals(P)
+    sep = np.max(np.minimum(A @ N.T - h, B @ N.T - h), axis=1)
+    e = B - A
+    n = np.stack([e[:, 1], -e[:, 0]], axis=1) / np.sqrt(np.sum(e * e, axis=1))[:, None]
+    pn = P @ n.T - np.sum(n * A, axis=1)[None, :]  # (corners, segments)
+    sep = np.maximum(sep, np.maximum(np.min(pn, axis=0), np.min(-pn, axis=0)))
+    Pn = np.roll(P, -1, axis=0)
+    d = np.minimum(np.min(_pseg(P[None, :, :], A[:, None, :], B[:, None, :]), axis=1),
+                   np.minimum(np.min(_pseg(A[:, None, :], P[None, :, :], Pn[None, :, :]), axis=1),
+                              np.min(_pseg(B[:, None, :], P[None, :, :], Pn[None, :, :]), axis=1)))
+    return np.where(sep <= 0.0, 0.0, d)
+
+
+def max_dist(p: np.ndarray, t: np.ndarray, x: float) -> float:
+    """``max_k |p_k + x t|``: how far the furthest of some points moves when a shape
+    that moved them by ``p_k`` is slid by ``x`` along ``t`` (a straight move's cost)."""
+    q = p + x * t
+    return float(np.max(np.sqrt(np.sum(q * q, axis=1))))
+
+
+def max_dist_argmin(p: np.ndarray, t: np.ndarray, a: float, b: float) -> float:
+    """The ``x`` in ``[a, b]`` minimising ``max_dist(p, t, x)`` for a unit ``t``, in
+    closed form: the maximum of the convex ``|p_k + x t|`` is least at an end, at the
+    foot of one point's perpendicular (``x = -p_k . t``) or where two of them are equal
+    (``|p_i|^2 - |p_j|^2 + 2 x (p_i - p_j) . t = 0``, linear in ``x``)."""
+    pt = p @ t
+    sq = np.sum(p * p, axis=1)
+    xs = [a, b] + [-float(v) for v in pt]
+    k = len(p)
+    for i in range(k):
+        for j in range(i + 1, k):
+            den = 2.0 * float(pt[i] - pt[j])
+            if abs(den) > 1e-15:
+                xs.append(float(sq[j] - sq[i]) / den)
+    xs = [min(max(x, a), b) for x in xs]
+    return min(xs, key=lambda x: (max_dist(p, t, x), x))
+
+
+def max_dist_cut(p: np.ndarray, t: np.ndarray, r: float) -> tuple[float, float] | None:
+    """``{x : max_dist(p, t, x) <= r}`` for a unit ``t``: the common part of the circle
+    cuts ``|p_k + x t| <= r`` (closed form), or None."""
+    if r < 0.0:
+        return None
+    lo, hi = -math.inf, math.inf
+    for q in p:
+        qt = float(q @ t)
+        disc = qt * qt - (float(q @ q) - r * r)
+        if disc < 0.0:
+            return None
+        sq = math.sqrt(disc)
+        lo, hi = max(lo, -qt - sq), min(hi, -qt + sq)
+    return (lo, hi) if lo <= hi else None
 
 
 def disc_path_clearance(P0: np.ndarray, P1: np.ndarray, Ob: Poly) -> np.ndarray:
@@ -359,6 +424,46 @@ class Packed:
         self.N = np.concatenate(N) if N else np.zeros((0, 2))
         self.h = np.array(h)
         self.starts = np.array(starts, dtype=int)
+        # for ``hits``: the obstacle owning each edge, each obstacle's box, and for the
+        # polygons (in order) their edge ranges in the normal arrays
+        self.owner = np.concatenate([np.full(len(a), i) for i, a in enumerate(A)]) if A else np.zeros(0, dtype=int)
+        self.box = np.array([np.concatenate([P.min(axis=0), P.max(axis=0)]) for P in self.polys]) \
+            if self.polys else np.zeros((0, 4))
+        self.poly_ids = np.array([i for i, P in enumerate(self.polys) if len(P) != 2], dtype=int)
+        self.poly_ends = np.append(self.starts[1:], len(self.h)).astype(int) if len(starts) else np.zeros(0, dtype=int)
+
+    def hits(self, P0: np.ndarray, P1: np.ndarray) -> np.ndarray:
+        """For each segment (P0[i], P1[i]): whether it touches, crosses or lies inside an
+        obstacle, i.e. ``clearance(P0, P1) <= 0`` (the same exact tests, made only for
+        the obstacles whose box meets the segment's box: any other is strictly apart)."""
+        m = len(P0)
+        out = np.zeros(m, dtype=bool)
+        if len(self.A) == 0 or m == 0:
+            return out
+        lo = np.minimum(P0, P1)
+        hi = np.maximum(P0, P1)
+        meet = (np.all(self.box[None, :, :2] <= hi[:, None, :], axis=2)
+                & np.all(self.box[None, :, 2:] >= lo[:, None, :], axis=2))  # (m, k)
+        si, ei = np.nonzero(meet[:, self.owner])
+        if len(si):
+            p0, p1 = P0[si], P1[si]
+            A, B = self.A[ei], self.B[ei]
+            n = len(si)
+            # the four point-segment distances and the four orientations in one call each
+            # (the same arithmetic element by element as four calls)
+            dd = _pseg(np.concatenate([p0, p1, A, B]), np.concatenate([A, A, p0, p0]),
+                       np.concatenate([B, B, p1, p1]))
+            d = np.minimum(np.minimum(dd[:n], dd[n:2 * n]), np.minimum(dd[2 * n:3 * n], dd[3 * n:]))
+            oo = _orient(np.concatenate([p0, p0, A, A]), np.concatenate([p1, p1, B, B]), np.concatenate([A, B, p0, p1]))
+            cross = (oo[:n] * oo[n:2 * n] < 0) & (oo[2 * n:3 * n] * oo[3 * n:] < 0)
+            bad = (d <= 0.0) | cross
+            out[si[bad]] = True
+        for k, a, b in zip(self.poly_ids, self.starts, self.poly_ends, strict=True):
+            rows = np.nonzero(meet[:, k] & ~out)[0]
+            if len(rows):
+                inside = np.all(P0[rows] @ self.N[a:b].T - self.h[a:b] < 0, axis=1)
+                out[rows[inside]] = True
+        return out
 
     def clearance(self, P0: np.ndarray, P1: np.ndarray) -> np.ndarray:
         """For each segment (P0[i], P1[i]): its distance to the nearest obstacle, 0 when

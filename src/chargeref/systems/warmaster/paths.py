@@ -19,15 +19,14 @@ the exact clearance and is truly clear); a straight move is always tried first.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from ...budget import check as budget_check
 from ...geometry.shapes import TOL
 from .geom import Packed, Poly, inflate_corners, rect
+from .walk import trace, walk
 
 #: corners of obstacles are rounded by the disc; nodes circumscribe those arcs in pieces of
 #: at most this angle (a detour round a right-angled corner is at most 0.009 r too long)
@@ -182,62 +181,31 @@ class _Graph:
 
 def _search(graph: _Graph, cap: float, stand: tuple[float, float, float, float] | None, mode: str
             ) -> tuple[list[np.ndarray], list[int]] | None:
-    """A* on the visibility graph of the given nodes; returns the path and, for each
+    """The walk (``walk.py``) on the visibility graph of the given nodes; returns the path and, for each
     inner node, the index of the node set (obstacle) it came from. With ``stand``, the
     leg out of the start (``mode`` "first") or into the goal ("last") is weighted by
     the corner displacement of the turning stand; the straight-line heuristic stays a
     lower bound."""
     pts = graph.pts
-    s, g = pts[0], pts[-1]
     owner = graph.owner
-    n = len(pts)
-    goal_i = n - 1
-    dist = np.full(n, np.inf)
-    prev = np.full(n, -1)
-    dist[0] = 0.0
-    done = np.zeros(n, dtype=bool)
-    heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
-    while heap:
-        budget_check()
-        _, u = heapq.heappop(heap)
-        if done[u]:
-            continue
-        done[u] = True
-        if u == goal_i:
-            break
-        cand_idx = np.nonzero(~done)[0]
-        if not len(cand_idx):
-            break
-        seg_len = np.linalg.norm(pts[cand_idx] - pts[u], axis=1)
-        nd = dist[u] + seg_len
-        # only useful relaxations that can still end within cap
-        h = np.linalg.norm(g - pts[cand_idx], axis=1)
-        useful = (nd < dist[cand_idx] - 1e-12) & (nd + h <= cap + TOL)
-        cand_idx = cand_idx[useful]
-        if not len(cand_idx):
-            continue
-        vis = graph.visible(int(u), cand_idx)
-        ws = np.linalg.norm(pts[cand_idx] - pts[u], axis=1)
+    goal_i = len(pts) - 1
+
+    def weights(u: int, js: np.ndarray) -> np.ndarray:
         if stand is not None and mode == "first" and u == 0:
             # the turning first leg: largest corner displacement, for every neighbour at once
             A = rect(pts[0], stand[0], stand[2], stand[3])
             off1 = rect(np.zeros(2), stand[1], stand[2], stand[3])
-            B = pts[cand_idx][:, None, :] + off1[None, :, :]
-            ws = np.max(np.linalg.norm(B - A[None, :, :], axis=2), axis=1)
-        for j, ok, w0 in zip(cand_idx, vis, ws, strict=True):
-            if ok:
-                w = float(w0)
-                if stand is not None and mode == "last" and j == goal_i:
-                    w = corner_cost(pts[u], stand[0], pts[j], stand[1], stand[2], stand[3])
-                ndj = dist[u] + w
-                if ndj < dist[j]:
-                    dist[j] = ndj
-                    prev[j] = u
-                    heapq.heappush(heap, (ndj + float(np.linalg.norm(g - pts[j])), int(j)))
+            B = pts[js][:, None, :] + off1[None, :, :]
+            return np.max(np.linalg.norm(B - A[None, :, :], axis=2), axis=1)
+        ws = np.linalg.norm(pts[js] - pts[u], axis=1)
+        if stand is not None and mode == "last":
+            for k, j in enumerate(js):
+                if j == goal_i:
+                    ws[k] = corner_cost(pts[u], stand[0], pts[j], stand[1], stand[2], stand[3])
+        return ws
+
+    dist, prev = walk(pts, cap, graph.visible, weights)
     if not math.isfinite(dist[goal_i]):
         return None
-    out = [goal_i]
-    while out[-1] != 0:
-        out.append(int(prev[out[-1]]))
-    out.reverse()
+    out = trace(prev, goal_i)
     return [pts[i] for i in out], [int(owner[i - 1]) for i in out[1:-1]]

@@ -39,14 +39,19 @@ import shapely
 
 from ...budget import check as budget_check
 from ...geometry.shapes import TOL
+from .detour import least_cost, reach_set
 from .geom import (
     Packed,
     Poly,
     bbox_gap,
     closest_in,
     free_intervals,
+    max_dist,
+    max_dist_argmin,
+    max_dist_cut,
     overlaps,
     poly_seg_dist,
+    poly_seg_dists,
     rect,
     sd,
     slide_blocked,
@@ -54,12 +59,15 @@ from .geom import (
 )
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
-from .sweep import route_cost, stand_route
+from .sweep import leg_sweep, route_cost, stand_route, sweep_blocked
 from .world import StandW, World
 
 EDGES = ("front", "left", "right", "rear")
 #: sliding stops this close to a touching contact (far inside TOL, far above float noise)
 SNAP = 1e-9
+#: a constructed Revolution spot refused by the route search is tried again this far
+#: inside its reachable stretch (a last leg that only grazes an obstacle)
+RETRY = 1e-9
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -69,48 +77,28 @@ def _angle_of(v: np.ndarray) -> float:
     return math.degrees(math.atan2(float(v[1]), float(v[0])))
 
 
-def _golden_min(fn: Callable[[float], float], a: float, b: float) -> float:
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = fn(c), fn(d)
-    for _ in range(120):
-        if b - a < 1e-11:
-            break
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = fn(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = fn(d)
-    return (a + b) / 2
-
-
-def closest_feasible(
-    intervals: Sequence[tuple[float, float]], target: float, cost: Callable[[float], float], limit: float
-) -> float | None:
-    """The point of the intervals closest to ``target`` with cost <= limit, for a cost
-    that is convex on each interval (a straight move's corner displacement is)."""
+def closest_feasible(intervals: Sequence[tuple[float, float]], target: float, p: np.ndarray, t: np.ndarray,
+                     limit: float) -> float | None:
+    """The point of the intervals closest to ``target`` whose straight-move cost
+    ``geom.max_dist(p, t, x)`` is at most ``limit`` (closed form: the cost is a maximum
+    of distances from points moving along a line, so its sub-level set is a common part
+    of circle cuts). A point within the move's tolerance counts; the crossing found is
+    where the cost equals ``limit`` itself, or the cheapest point when even that costs
+    more (but within the tolerance)."""
+    cut = max_dist_cut(p, t, limit)
     best: float | None = None
     for a, b in intervals:
         x0 = min(max(target, a), b)
-        if cost(x0) <= limit + TOL:
+        if max_dist(p, t, x0) <= limit + TOL:
             cand = x0
+        elif cut is not None and max(a, cut[0]) <= min(b, cut[1]):
+            lo, hi = max(a, cut[0]), min(b, cut[1])
+            cand = min(max(x0, lo), hi)
         else:
-            m = _golden_min(cost, a, b)
-            if cost(m) > limit + TOL:
+            m = max_dist_argmin(p, t, a, b)
+            if max_dist(p, t, m) > limit + TOL:
                 continue
-            lo, hi = m, x0
-            for _ in range(100):
-                mid = (lo + hi) / 2
-                if cost(mid) <= limit:
-                    lo = mid
-                else:
-                    hi = mid
-                if abs(hi - lo) < 1e-12:
-                    break
-            cand = lo
+            cand = m
         if best is None or abs(cand - target) < abs(best - target) - 1e-12:
             best = cand
     return best
@@ -208,6 +196,8 @@ class Charge:
         self._bar_cache: dict[float, list[tuple[Poly, str, str]]] = {}
         self._sight: dict[tuple[str, str], bool] = {}
         self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
+        self._placed_bar_cache: dict[tuple[float, int], list[tuple[Poly, str, str]]] = {}
+        self._path_obs: dict[tuple[str, int], tuple[list[Poly], list[tuple[Poly, list[StandW]]]]] = {}
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -243,8 +233,13 @@ class Charge:
             return []
         ign = {id(x) for x in ignore}
         blocked = []
+        # an obstacle apart from the box of every slid copy cannot block any of them
+        ends = np.concatenate([P0 + lo * t, P0 + hi * t])
+        blo, bhi = ends.min(axis=0), ends.max(axis=0)
         for Ob in self.final_obstacles(s):
             if id(Ob) in ign:
+                continue
+            if np.any(Ob.min(axis=0) > bhi) or np.any(Ob.max(axis=0) < blo):
                 continue
             iv = slide_blocked(P0, t, Ob, SNAP)
             if iv is not None:
@@ -256,7 +251,10 @@ class Charge:
         if np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > self.w.width + TOL) \
                 or np.any(P[:, 1] > self.w.depth + TOL):
             return False
-        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s))
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        # overlaps() is false for an obstacle whose box is apart from the pose's
+        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s)
+                       if not (np.any(Ob.min(axis=0) > hi) or np.any(Ob.max(axis=0) < lo)))
 
     def _bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
         """Segments closing every gap between an enemy stand and another stand or
@@ -284,6 +282,23 @@ class Charge:
 
     def path_obstacles(self, s: StandW, goal: Pose, ignore: Sequence[Poly] = ()) -> list[Poly]:
         start_poly = s.poly
+        if not ignore:
+            # what does not depend on the goal is remembered per stand and number of
+            # stands placed (placed stands are only ever added); same list, same order
+            key = (s.sid, len(self.placed))
+            hit = self._path_obs.get(key)
+            if hit is None:
+                base = [o.poly for o in self.others]
+                base += [p.poly for p in self.placed if not overlaps(p.poly, start_poly)]
+                base += self.w.move_blockers(s.kind)
+                bars = [(bar, [x for x in self.others if x.sid in (eid, pid)])
+                        for bar, eid, pid in self._bars(s.w) + self._placed_bars(s.w)
+                        if not (bbox_gap(bar, start_poly) <= TOL and sd(bar, start_poly) <= TOL)]
+                hit = self._path_obs[key] = (base, bars)
+            gpoly = goal.poly
+            return hit[0] + [bar for bar, touching in hit[1]
+                             if not any(bbox_gap(gpoly, x.poly) <= TOL and sd(gpoly, x.poly) <= TOL
+                                        for x in touching)]
         ign = {id(x) for x in ignore}
         obs: list[Poly] = [o.poly for o in self.others if id(o.poly) not in ign]
         for p in self.placed:
@@ -302,6 +317,13 @@ class Charge:
         return obs
 
     def _placed_bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
+        key = (round(frontage, 9), len(self.placed))  # placed stands are only ever added
+        hit = self._placed_bar_cache.get(key)
+        if hit is None:
+            hit = self._placed_bar_cache[key] = self._placed_bars_now(frontage)
+        return hit
+
+    def _placed_bars_now(self, frontage: float) -> list[tuple[Poly, str, str]]:
         out = []
         for e in self.enemies:
             for p in self.placed:
@@ -372,8 +394,11 @@ class Charge:
         if found is None:
             self._routes[key] = (None, math.inf)
             return None, math.inf, False
-        path, _ = found
-        c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
+        path, c = found
+        if len(path) > 2:
+            # the cheaper of the two turns among those clear (a straight move was just
+            # tested and costed exactly so by stand_route)
+            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
         self._routes[key] = (path, c)
         return path, c, len(path) == 2
 
@@ -416,8 +441,9 @@ class Charge:
 
     # ------------------------------------------------------------------ first stand: original
 
-    def try_edge_original(self, s: StandW, enemy: StandW, edge: str) -> EdgeTry:
-        dist = poly_seg_dist(s.poly, *enemy.edge(edge))
+    def try_edge_original(self, s: StandW, enemy: StandW, edge: str, dist: float | None = None) -> EdgeTry:
+        if dist is None:
+            dist = poly_seg_dist(s.poly, *enemy.edge(edge))
         et = EdgeTry(s, enemy, edge, dist, self.edge_free(s, enemy, edge, self.cmin))
         if not et.free:
             return et
@@ -454,17 +480,18 @@ class Charge:
         return et
 
     def first_original(self) -> tuple[EdgeTry | None, list[EdgeTry]]:
-        cands = [(poly_seg_dist(s.poly, *e.edge(ed)), i, j, k, s, e, ed)
-                 for i, s in enumerate(self.cstands)
-                 for j, e in enumerate(self.tstands)
-                 for k, ed in enumerate(EDGES)]
+        edges = [(j, k, e, ed, *e.edge(ed)) for j, e in enumerate(self.tstands) for k, ed in enumerate(EDGES)]
+        cands = []
+        for i, s in enumerate(self.cstands):
+            dists = poly_seg_dists(s.poly, np.array([x[4] for x in edges]), np.array([x[5] for x in edges]))
+            cands += [(float(dist), i, j, k, s, e, ed) for dist, (j, k, e, ed, _, _) in zip(dists, edges, strict=True)]
         cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
         tried: list[EdgeTry] = []
         dstar = math.inf
         for dist, _i, _j, _k, s, e, ed in cands:
             if dist > dstar + TOL:
                 break
-            et = self.try_edge_original(s, e, ed)
+            et = self.try_edge_original(s, e, ed, dist)
             tried.append(et)
             if et.accessible:
                 dstar = min(dstar, dist)
@@ -533,18 +560,20 @@ class Charge:
 
     def _place_revolution(self, et: EdgeTry, beat: float | None = None) -> None:
         """As near centre to centre as the stand can reach (Revolution allows off-centre
-        placement for any reason). Exact when the straight way is clear; along detours
-        the nearest reachable offset is found by sampling and bisection (to 1e-4) on the
-        coarse path search, which may put it a few hundredths further out."""
+        placement for any reason). The nearest spot a straight move can afford bounds
+        every answer (no route is cheaper than the straight one) and is the answer
+        when it is reachable; otherwise the spots reached by detours are constructed
+        (``detour.reach_set``) and the nearest confirmed by the route search."""
         s, enemy, edge = et.stand, et.enemy, et.edge
 
-        def cost(off: float) -> float:
-            p = self.flush_pose(s, enemy, edge, off)
-            return corner_cost(s.c, s.facing, p.c, p.facing, s.w, s.d)
+        # a straight move to the spot at offset x moves corner k by p_k + x t
+        m, t, n, _, fac = self.edge_frame(s, enemy, edge)
+        g0 = m + n * (s.d / 2)
+        p = rect(g0, fac, s.w, s.d) - rect(s.c, s.facing, s.w, s.d)
 
-        def reach(off: float, refine: bool = True) -> tuple[list[np.ndarray], float, bool] | None:
+        def reach(off: float) -> tuple[list[np.ndarray], float, bool] | None:
             pose = self.flush_pose(s, enemy, edge, off)
-            path, c, straight = self.route(s, pose, refine=refine)
+            path, c, straight = self.route(s, pose)
             if path is None or c > self.move + TOL:
                 return None
             return path, c, straight
@@ -554,57 +583,84 @@ class Charge:
             et.path, et.cost, et.straight = got
             et.accessible = True
 
-        # least move to any legal spot on the edge (for ``needed``)
-        et.c2c_cost = min((cost(_golden_min(cost, a, b)) for a, b in et.free), default=math.inf)
+        pieces_: list[tuple[tuple[float, float], list[Poly]]] = []
+
+        def pieces() -> list[tuple[tuple[float, float], list[Poly]]]:
+            """The free stretches cut where the obstacles change (a gap bar is dropped
+            while the spot touches a stand that forms the gap), each with its obstacles."""
+            if not pieces_:
+                pieces_.extend((pq, self.path_obstacles(s, self.flush_pose(s, enemy, edge, (pq[0] + pq[1]) / 2)))
+                               for a, b in et.free for pq in self._bar_pieces(s, enemy, edge, a, b))
+            return pieces_
+
+        # least move to any legal spot on the edge (for ``needed``): the cheapest straight
+        # move (closed form) when its way is clear; else the cheapest route within the
+        # move (detour.least_cost); when none is within the move, the straight one stays
+        # as a lower bound
+        xs = [max_dist_argmin(p, t, a, b) for a, b in et.free]
+        et.c2c_cost = min((max_dist(p, t, x) for x in xs), default=math.inf)
+        if xs:
+            x_best = min(xs, key=lambda x: max_dist(p, t, x))
+            pose = self.flush_pose(s, enemy, edge, x_best)
+            if sweep_blocked(leg_sweep(s.c, s.facing, pose.c, fac, s.w, s.d), self.path_obstacles(s, pose)):
+                found = [least_cost(s.c, s.facing, fac, s.w, s.d, g0, t, a, b, obs, self.move + TOL)
+                         for (a, b), obs in pieces()]
+                costs = [c for _, c in (f for f in found if f is not None)]
+                if costs:
+                    et.c2c_cost = min(costs)
         # a straight move is the cheapest way to any spot, so the nearest spot that a
         # straight move reaches bounds every answer; when its straight way is clear it
         # is the answer
-        o = closest_feasible(et.free, 0.0, cost, self.move)
+        o = closest_feasible(et.free, 0.0, p, t, self.move)
         if o is None:
             return
         if beat is not None and abs(o) > beat + 1e-9:
             return  # another stand already gets nearer the centre than this one can
         got = reach(o)
-        if got is not None and got[2]:
-            take(o, got)
+        if got is not None:
+            take(o, got)  # no spot nearer the centre can be reached by any route
             return
-        best: tuple[float, tuple[list[np.ndarray], float, bool]] | None = None
-        for a, b in sorted(et.free, key=lambda iv: abs(min(max(0.0, iv[0]), iv[1]))):
-            x0 = min(max(0.0, a), b)
-            if best is not None and abs(x0) >= abs(best[0]):
-                break
-            grid = np.linspace(a, b, 25).tolist()
-            for side in (-1.0, 1.0):
-                # nothing nearer the centre than the straight-move bound o can be reached
-                bound = abs(o) if o * side >= 0 else 0.0
-                xs = sorted({x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0, side * bound}
-                            if a <= side * bound <= b else
-                            {x for x in grid if (x - x0) * side > 0 and abs(x) > bound} | {x0},
-                            key=lambda x: abs(x - x0))
-                prev: float | None = None
-                for x in xs:
-                    if best is not None and abs(x) >= abs(best[0]):
-                        break
-                    # detours are searched coarsely here (a coarse detour is never
-                    # shorter than the true one, so what it reaches is reachable)
-                    g = reach(x, refine=False)
-                    if g is None:
-                        prev = x
-                        continue
-                    if prev is not None:
-                        lo, hi = x, prev  # reachable, not reachable
-                        for _ in range(12):  # a 25th of the edge span / 4096: below 1e-4
-                            mid = (lo + hi) / 2
-                            gm = reach(mid, refine=False)
-                            if gm is not None:
-                                lo, g = mid, gm
-                            else:
-                                hi = mid
-                        x = lo
-                    best = (x, reach(x) or g)
-                    break
-        if best is not None:
-            take(best[0], best[1])
+        # Only detours remain. The offsets they reach are constructed (detour.py),
+        # piece by piece of edge over which the obstacles stay the same (a gap bar is
+        # dropped while the spot touches a stand forming the gap); the candidates are
+        # confirmed with the route search, nearest the centre first.
+        # the exact move first; the tolerance allowed on a move only when nothing is
+        # reached without it (a spot that needs just the move touches the cost circle)
+        for cap in (self.move, self.move + TOL):
+            cands: set[float] = set()
+            for (p, q), obs in pieces():
+                for u, v in reach_set(s.c, s.facing, fac, s.w, s.d, g0, t, p, q, obs, cap):
+                    x = min(max(0.0, u), v)
+                    cands.add(x)
+                    # where the last leg only grazes a sum the route search's strict
+                    # test may refuse the spot itself: then a hair (1e-9) inside
+                    inner = x + (RETRY if x == u else -RETRY)
+                    if u < inner < v:
+                        cands.add(inner)
+                cands |= {p, q}  # the obstacles change here: the ends are tried too
+            for x in sorted(cands, key=lambda x: (abs(x), x)):
+                if beat is not None and abs(x) > beat + 1e-9:
+                    return
+                got = reach(x)
+                if got is not None:
+                    take(x, got)
+                    return
+
+    def _bar_pieces(self, s: StandW, enemy: StandW, edge: str, a: float, b: float) -> list[tuple[float, float]]:
+        """``[a, b]`` cut where a spot on the edge starts or stops touching a stand that
+        forms a gap closed by a bar (``path_obstacles`` drops such a bar for a stand
+        charging into the gap): exact offsets from the slide intervals."""
+        formers = {sid for _, eid, pid in self._bars(s.w) for sid in (eid, pid)}
+        P0 = self.flush_pose(s, enemy, edge, 0.0).poly
+        _, t, _, _, _ = self.edge_frame(s, enemy, edge)
+        xs: set[float] = set()
+        for o in self.others:
+            if o.sid in formers:
+                iv = slide_blocked(P0, t, o.poly, -TOL)  # touching within TOL
+                if iv is not None:
+                    xs |= set(iv)
+        cuts = sorted({a, b} | {x for x in xs if a < x < b})
+        return list(zip(cuts[:-1], cuts[1:], strict=True)) or [(a, b)]
 
     # ------------------------------------------------------------------ contact
 
@@ -712,11 +768,9 @@ class Charge:
         def solve() -> float | None:
             P0 = Pose(base, p.pose.facing, s.w, s.d).poly
             free = self.slide_free(s, P0, -f, 0.0, p.pose.d)
-
-            def cost(dl: float) -> float:
-                return corner_cost(s.c, s.facing, base - f * dl, p.pose.facing, s.w, s.d)
-
-            return closest_feasible(free, 0.0, cost, self.move)
+            # set back by dl, corner k moves by q_k - dl f
+            q = P0 - rect(s.c, s.facing, s.w, s.d)
+            return closest_feasible(free, 0.0, q, -f, self.move)
 
         return solve
 

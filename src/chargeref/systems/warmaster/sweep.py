@@ -23,15 +23,15 @@ No rules here: which things block, and the gap bars, come from the caller.
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, bbox_gap, hull, overlaps, rect
+from .geom import Packed, Poly, _normals, _normals_of, hull, rect, sd
 from .paths import corner_cost
+from .walk import trace, walk
 
 #: how far the visibility-graph vertices stand outside the Minkowski sums (scenario
 #: units; a route is at most a few times this longer than the true shortest one)
@@ -45,36 +45,61 @@ def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d:
 
 def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:
     """Whether a swept area overlaps any obstacle by more than TOL (touching is
-    allowed). ``boxes`` (from ``boxes_of``) skips the obstacles whose bounding box is
-    apart from the area's."""
-    if boxes is None:
-        return any(bbox_gap(P, Ob) <= 0.0 and overlaps(P, Ob) for Ob in obstacles)
+    allowed): ``geom.overlaps`` against each obstacle, with the box tests made for all
+    of them at once. ``boxes`` (from ``boxes_of``) may be passed when known."""
     if not len(obstacles):
         return False
+    if boxes is None:
+        boxes = boxes_of(obstacles)
     lo, hi = P.min(axis=0), P.max(axis=0)
     near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
-    return any(overlaps(P, obstacles[i]) for i in near)
+    if not len(near):
+        return False
+    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL)
+    B = boxes[near]
+    gap = np.maximum(np.maximum(lo[0] - B[:, 2], B[:, 0] - hi[0]), np.maximum(lo[1] - B[:, 3], B[:, 1] - hi[1]))
+    near = near[gap <= -TOL]
+    if not len(near):
+        return False
+    NP, hP = _normals_of(P)
+    for i in near:
+        Ob = obstacles[i]
+        if len(Ob) < 3:
+            if sd(P, Ob) < -TOL:
+                return True
+            continue
+        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's
+        NO, hO = _normals(Ob)
+        sep = max(float(np.max(np.min(Ob @ NP.T, axis=0) - hP)), float(np.max(np.min(P @ NO.T, axis=0) - hO)))
+        if sep < -TOL:
+            return True
+    return False
 
 
 def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
     """The bounding boxes ``(xmin, ymin, xmax, ymax)`` of the obstacles."""
     if not len(obstacles):
         return np.zeros((0, 4))
-    return np.array([np.concatenate([Ob.min(axis=0), Ob.max(axis=0)]) for Ob in obstacles])
+    starts = np.cumsum([0] + [len(Ob) for Ob in obstacles[:-1]])
+    allv = np.concatenate(obstacles)
+    return np.concatenate([np.minimum.reduceat(allv, starts, axis=0), np.maximum.reduceat(allv, starts, axis=0)],
+                          axis=1)
 
 
 def route_legs_clear(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
-                     obstacles: Sequence[Poly], mode: str) -> bool:
+                     obstacles: Sequence[Poly], mode: str, boxes: np.ndarray | None = None) -> bool:
     """Whether a centre route is clear when the stand turns on its ``mode`` ("first"
     or "last") leg."""
     n = len(path) - 1
+    if boxes is None:
+        boxes = boxes_of(obstacles)
     for i in range(n):
         turning = (mode == "first" and i == 0) or (mode == "last" and i == n - 1)
         if turning:
             fa, fb = f0, f1
         else:
             fa = fb = f1 if mode == "first" else f0
-        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles):
+        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles, boxes):
             return False
     return True
 
@@ -92,14 +117,15 @@ def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: fl
     """The move cost of a route: the cheaper of turning on the first or on the last
     leg among the two that are clear (inf when neither is)."""
     best = math.inf
+    boxes = boxes_of(obstacles)
     for mode in ("first", "last") if len(path) > 2 else ("first",):
         c = mode_cost(path, f0, f1, w, d, mode)
-        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode):
+        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode, boxes):
             best = c
     return best
 
 
-_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray]] = {}
+_SUMS: dict[tuple[bytes, float, float, float], tuple[Poly, np.ndarray, Poly, bytes]] = {}
 
 
 def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
@@ -107,9 +133,9 @@ def minkowski(Ob: Poly, facing: float, w: float, d: float) -> Poly:
     return _sum_and_nodes(Ob, facing, w, d)[0]
 
 
-def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray]:
-    """The Minkowski sum and its pushed-out vertices (cached: a charge asks for the
-    same obstacles again and again)."""
+def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, np.ndarray, Poly, bytes]:
+    """The Minkowski sum, its pushed-out vertices, the sum eroded by TOL and a key
+    naming them (cached: a charge asks for the same obstacles again and again)."""
     Ob = np.asarray(Ob, dtype=float)
     key = (Ob.tobytes(), float(facing), float(w), float(d))
     hit = _SUMS.get(key)
@@ -118,7 +144,9 @@ def _sum_and_nodes(Ob: Poly, facing: float, w: float, d: float) -> tuple[Poly, n
             _SUMS.clear()
         R = rect(np.zeros(2), facing, w, d)
         M = hull((Ob[:, None, :] + R[None, :, :]).reshape(-1, 2))
-        hit = _SUMS[key] = (M, _nodes(M) if len(M) >= 3 else np.zeros((0, 2)))
+        big = len(M) >= 3
+        name = key[0] + np.array(key[1:]).tobytes()
+        hit = _SUMS[key] = (M, _nodes(M) if big else np.zeros((0, 2)), _erode(M) if big else M, name)
     return hit
 
 
@@ -145,94 +173,137 @@ def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: fl
     s = np.asarray(start, dtype=float)
     g = np.asarray(goal, dtype=float)
     obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
-    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes_of(obs)):
+    boxes = boxes_of(obs)
+    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes):
         return [s, g], corner_cost(s, f0, g, f1, w, d)
     if float(np.linalg.norm(g - s)) > cap + TOL:
         return None
     best: tuple[list[np.ndarray], float] | None = None
     for mode in ("first", "last"):
         # the second search need not look past the first one's cost
-        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode)
+        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode, boxes)
         if found is not None and (best is None or found[1] < best[1]):
             best = found
     return best
 
 
-def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
-            cap: float, mode: str) -> tuple[list[np.ndarray], float] | None:
-    """A* over the vertices of the Minkowski sums for the facing held on the
-    translating legs; the turning leg is tested (and costed) as a swept hull."""
-    phi = f1 if mode == "first" else f0
+def graph_nodes(s: np.ndarray, far: Callable[[np.ndarray], np.ndarray], obs: list[Poly], cap: float, phi: float,
+                w: float, d: float) -> tuple[np.ndarray, Packed] | None:
+    """The visibility-graph vertices for a stand translating with facing ``phi``
+    from ``s`` towards a goal within ``cap`` (``far(P)``: each point's distance to
+    the goal, or to the nearest point of a set of goals), and the Minkowski sums
+    packed for the translating legs' clearance test; None when no obstacle is near
+    enough to matter. Obstacles too far for a route within ``cap`` to come near, and
+    vertices such a route cannot visit (or inside another sum), are left out."""
     span = math.hypot(w, d)
-    near = [Ob for Ob in obs
-            if float(np.min(np.linalg.norm(Ob - s, axis=1)) + np.min(np.linalg.norm(Ob - g, axis=1)))
-            <= cap + 2 * span + 4 * float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1))) + TOL]
-    if not near:
+    if not obs:
         return None
-    sn = [_sum_and_nodes(Ob, phi, w, d) for Ob in near]
-    packed = Packed([M for M, _ in sn if len(M) >= 3])
-    nodes = np.concatenate([nd for M, nd in sn if len(M) >= 3], axis=0)
-    keep = np.linalg.norm(nodes - s, axis=1) + np.linalg.norm(nodes - g, axis=1) <= cap + TOL
+    # an obstacle is near when a route within cap could come near it (its vertex
+    # nearest the start plus its vertex nearest the goal, less its size); computed for
+    # every obstacle at once
+    starts = np.cumsum([0] + [len(Ob) for Ob in obs[:-1]])
+    allv = np.concatenate(obs)
+    lo_s = np.minimum.reduceat(np.linalg.norm(allv - s, axis=1), starts)
+    lo_g = np.minimum.reduceat(far(allv), starts)
+    rad = np.array([_radius(Ob) for Ob in obs])
+    near_i = np.nonzero(lo_s + lo_g <= cap + 2 * span + 4 * rad + TOL)[0]
+    if not len(near_i):
+        return None
+    sn = [_sum_and_nodes(obs[i], phi, w, d) for i in near_i]
+    full = [hit for hit in sn if len(hit[0]) >= 3]
+    packed = _packed([hit[0] for hit in full], [hit[3] for hit in full])
+    nodes = np.concatenate([hit[1] for hit in full], axis=0)
+    keep = np.linalg.norm(nodes - s, axis=1) + far(nodes) <= cap + TOL
     nodes = nodes[keep]
     if len(nodes):
         # a node inside another sum is no place for the centre
-        inside = packed.clearance(nodes, nodes) <= 0.0
+        inside = packed.hits(nodes, nodes)
         nodes = nodes[~inside]
+    return nodes, _packed([hit[2] for hit in full], [hit[3] + b"e" for hit in full])
+
+
+_RADII: dict[bytes, float] = {}
+_PACKED: dict[tuple[bytes, ...], Packed] = {}
+
+
+def _radius(Ob: Poly) -> float:
+    """The largest distance from an obstacle's vertex mean to its vertices (cached)."""
+    key = Ob.tobytes()
+    r = _RADII.get(key)
+    if r is None:
+        if len(_RADII) > 4096:
+            _RADII.clear()
+        r = _RADII[key] = float(np.max(np.linalg.norm(Ob - Ob.mean(axis=0), axis=1)))
+    return r
+
+
+def _packed(polys: list[Poly], keys: list[bytes]) -> Packed:
+    """``Packed(polys)``, remembered by the polygons' keys."""
+    k = tuple(keys)
+    hit = _PACKED.get(k)
+    if hit is None:
+        if len(_PACKED) > 1024:
+            _PACKED.clear()
+        hit = _PACKED[k] = Packed(polys)
+    return hit
+
+
+def _erode(M: Poly) -> Poly:
+    """M with every edge moved in by TOL: a translating leg may graze a sum, or run
+    along it, as a swept stand may touch an obstacle (depth up to TOL), so a stand
+    passes a gap exactly as wide as its footprint."""
+    N, h = _normals(M)
+    k = len(M)
+    out = np.empty_like(M)
+    for i in range(k):
+        n1, h1 = N[i - 1], h[i - 1] - TOL
+        n2, h2 = N[i], h[i] - TOL
+        det = n1[0] * n2[1] - n1[1] * n2[0]
+        out[i] = M[i] if abs(det) < 1e-12 else np.array([(h1 * n2[1] - h2 * n1[1]) / det, (n1[0] * h2 - n2[0] * h1) / det])
+    return out
+
+
+def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
+            cap: float, mode: str, boxes: np.ndarray) -> tuple[list[np.ndarray], float] | None:
+    """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
+    held on the translating legs; the turning leg is tested (and costed) as a swept
+    hull."""
+    phi = f1 if mode == "first" else f0
+    graph = graph_nodes(s, lambda P: np.linalg.norm(P - g, axis=1), obs, cap, phi, w, d)
+    if graph is None:
+        return None
+    nodes, packed = graph
     pts = np.concatenate([s[None], nodes, g[None]], axis=0)
     n = len(pts)
-    boxes = boxes_of(obs)
     goal_i = n - 1
+
+    def turning(u: int, js: np.ndarray) -> np.ndarray:
+        """Which legs from ``u`` are the turning one (out of the start, or into the goal)."""
+        if mode == "first":
+            return np.full(len(js), u == 0)
+        return js == goal_i
 
     def visible(u: int, js: np.ndarray) -> np.ndarray:
         out = np.zeros(len(js), dtype=bool)
-        plain = np.ones(len(js), dtype=bool)
-        for k, j in enumerate(js):
-            if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
-                plain[k] = False
-                fa, fb = (f0, f1)
-                out[k] = not sweep_blocked(leg_sweep(pts[u], fa, pts[j], fb, w, d), obs, boxes)
-        idx = np.nonzero(plain)[0]
+        turn = turning(u, js)
+        for k in np.nonzero(turn)[0]:
+            out[k] = not sweep_blocked(leg_sweep(pts[u], f0, pts[js[k]], f1, w, d), obs, boxes)
+        idx = np.nonzero(~turn)[0]
         if len(idx):
             P0 = np.repeat(pts[u][None], len(idx), axis=0)
-            out[idx] = packed.clearance(P0, pts[js[idx]]) > 0.0
+            out[idx] = ~packed.hits(P0, pts[js[idx]])
         return out
 
-    def weight(u: int, j: int) -> float:
-        if (mode == "first" and u == 0) or (mode == "last" and j == goal_i):
-            return corner_cost(pts[u], f0, pts[j], f1, w, d)
-        return float(np.linalg.norm(pts[j] - pts[u]))
+    def weights(u: int, js: np.ndarray) -> np.ndarray:
+        out = np.empty(len(js))
+        turn = turning(u, js)
+        for k in np.nonzero(turn)[0]:
+            out[k] = corner_cost(pts[u], f0, pts[js[k]], f1, w, d)
+        plain = ~turn
+        out[plain] = np.linalg.norm(pts[js[plain]] - pts[u], axis=1)
+        return out
 
-    dist = np.full(n, np.inf)
-    prev = np.full(n, -1)
-    dist[0] = 0.0
-    done = np.zeros(n, dtype=bool)
-    heap: list[tuple[float, int]] = [(float(np.linalg.norm(g - s)), 0)]
-    while heap:
-        _, u = heapq.heappop(heap)
-        if done[u]:
-            continue
-        done[u] = True
-        if u == goal_i:
-            break
-        cand = np.nonzero(~done)[0]
-        lb = dist[u] + np.linalg.norm(pts[cand] - pts[u], axis=1)
-        h = np.linalg.norm(g - pts[cand], axis=1)
-        cand = cand[(lb < dist[cand] - 1e-12) & (lb + h <= cap + TOL)]
-        if not len(cand):
-            continue
-        vis = visible(int(u), cand)
-        for j, ok in zip(cand, vis, strict=True):
-            if not ok:
-                continue
-            nd = dist[u] + weight(int(u), int(j))
-            if nd < dist[j] - 1e-12 and nd + float(np.linalg.norm(g - pts[j])) <= cap + TOL:
-                dist[j] = nd
-                prev[j] = u
-                heapq.heappush(heap, (nd + float(np.linalg.norm(g - pts[j])), int(j)))
+    dist, prev = walk(pts, cap, visible, weights, slack=1e-12, cap_on_accept=True)
     if not math.isfinite(dist[goal_i]):
         return None
-    order = [goal_i]
-    while order[-1] != 0:
-        order.append(int(prev[order[-1]]))
-    order.reverse()
-    return [pts[i].copy() for i in order], float(dist[goal_i])
+    return [pts[i].copy() for i in trace(prev, goal_i)], float(dist[goal_i])
