@@ -80,8 +80,14 @@ class ChargeProblem(SpotBuilder, Refiner):
     """
 
     def __init__(self, world: World, unit: str, targets: list[str], cap: float, enforce_closer: bool | None = None,
-                 rules: MoveRules | None = None, initial_spots: bool = True):
+                 rules: MoveRules | None = None, initial_spots: bool = True,
+                 pivot_cost: dict[str, float] | None = None):
         self.w = world
+        # pivots (pivots.py): models whose bases were turned at their start spot pay the
+        # turn's length on top of every path cost (added in _costs and _resolve)
+        self.pivot_cost: dict[str, float] = dict(pivot_cost or {})
+        #: each pivoting model's (from facing, to facing), set by pivots.best_plan
+        self.pivots: dict[str, tuple[float, float]] = {}
         self.unit = unit
         # the move's constraints (moves.py): a charge builds its own from the request;
         # the fight-phase moves and the heroic intervention pass theirs
@@ -334,7 +340,7 @@ class ChargeProblem(SpotBuilder, Refiner):
             sky = np.full(len(pts), np.inf)
             sky[idx] = self._sky_costs(m, pts[idx])
             cost = np.minimum(cost, sky)
-        return cost
+        return cost + self.pivot_cost.get(m.id, 0.0)
 
     def sky_field(self, m: Model):  # noqa: ANN201
         f = self._sky_fields.get(m.id)
@@ -413,7 +419,7 @@ class ChargeProblem(SpotBuilder, Refiner):
         c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
         if self.sky:
             c = np.minimum(c, self._sky_costs(m, b.pts[idx]))
-        self.costs[m.id][idx] = c
+        self.costs[m.id][idx] = c + self.pivot_cost.get(m.id, 0.0)
         self.exact[m.id][idx] = True
 
     def cands(self, m: Model, R: float) -> Cands:
