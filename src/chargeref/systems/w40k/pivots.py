@@ -15,6 +15,9 @@ them, or only the model nearest the targets, turn at their start spot to a facin
 
 * ``reach``: the base's furthest point (a corner, an end of the long axis) aimed at the
   nearest point of the nearest target model (the least reach toward it);
+* ``gap``: the long side along a gap the straight line toward that point runs through
+  (two parallel flat faces of terrain or the target facing each other, closer than
+  twice the base's reach): the facing that lets the model fit between them;
 * ``face``: the long side parallel to the flat face nearest to that point (a rect or
   hull target's edge, or a wall's side);
 * ``tangent``: the long side parallel to the tangent of a round or oval target at that
@@ -42,7 +45,7 @@ from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, sig
 from .world import Model, World
 
 #: the plans tried, in order (a later plan replaces an earlier one only when strictly better)
-RULES = ("reach", "face", "tangent")
+RULES = ("reach", "gap", "face", "tangent")
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,54 @@ def _faces_near(world: World, targets: list[Model], q: np.ndarray, reach_: float
     return out
 
 
+def _seg_gap(a: np.ndarray, b: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
+    """Distance between segments a-b and p-q (closed form: they cross, or an end point
+    is nearest)."""
+    def cross(o, u, v):  # noqa: ANN001, ANN202
+        return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+
+    if cross(a, b, p) * cross(a, b, q) < 0 and cross(p, q, a) * cross(p, q, b) < 0:
+        return 0.0
+
+    def pt(x, u, v):  # noqa: ANN001, ANN202
+        e = v - u
+        L2 = float(e @ e)
+        t = 0.0 if L2 == 0 else float(np.clip((x - u) @ e / L2, 0.0, 1.0))
+        return float(np.hypot(*(x - (u + t * e))))
+
+    return min(pt(a, p, q), pt(b, p, q), pt(p, a, b), pt(q, a, b))
+
+
+def _gap_direction(world: World, t: Model, c: np.ndarray, q: np.ndarray, R: float) -> float | None:
+    """The direction (degrees) of a gap the model must pass or end in on its way to
+    ``q``: two parallel flat faces (of terrain or the target) that face each other, both
+    within ``R`` of the straight line from ``c`` to ``q``, less than ``2 R`` apart; the
+    pair nearest ``q`` wins. None when there is no such pair."""
+    faces = []
+    polys = [p for p in t.fp.parts if isinstance(p, ConvexPolygon)]
+    polys += [p for f in world.features for p in f.fp.parts if isinstance(p, ConvexPolygon)]
+    for p in polys:
+        V = p.V
+        for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+            e = b - a
+            L = float(np.hypot(*e))
+            if L > 0 and _seg_gap(a, b, c, q) <= R + TOL:
+                faces.append((a, b, e / L))
+    best: tuple[float, float] | None = None
+    for i, (a1, b1, u1) in enumerate(faces):
+        n1 = np.array([u1[1], -u1[0]])  # outward for a counter-clockwise polygon
+        for a2, b2, u2 in faces[i + 1:]:
+            if abs(float(u1 @ u2) + 1.0) > 1e-9:
+                continue  # facing each other: opposite edge directions
+            w = float((a2 - a1) @ n1)
+            if not (0.0 < w < 2.0 * R):
+                continue
+            d = min(_seg_gap(a1, b1, q, q), _seg_gap(a2, b2, q, q))
+            if best is None or d < best[0]:
+                best = (d, math.degrees(math.atan2(u1[1], u1[0])))
+    return None if best is None else best[1]
+
+
 def _candidate_turns(world: World, m: Model, targets: list[Model]) -> dict[str, float]:
     """The constructed turns (degrees) of model ``m``, by rule."""
     if not targets:
@@ -166,6 +217,9 @@ def _candidate_turns(world: World, m: Model, targets: list[Model]) -> dict[str, 
 
         a, b = min(faces, key=gap)
         out["face"] = _parallel_turn(m, math.degrees(math.atan2(b[1] - a[1], b[0] - a[0])))
+    gap = _gap_direction(world, t, m.xy, q, R)
+    if gap is not None:
+        out["gap"] = _parallel_turn(m, gap)
     part = t.fp.parts[0]
     if len(t.fp.parts) == 1 and isinstance(part, (Disc, Ellipse)):
         n = q - part.center
