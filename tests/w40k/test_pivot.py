@@ -187,6 +187,11 @@ def test_oval_turns_to_pass_a_slot_exactly_as_wide_as_its_minor_axis() -> None:
     assert mv.facing == pv["to"] and mv.facing_from == 90.0
     after = {m["id"]: m for u in r.after["units"] for m in u["models"]}
     assert after["A1"]["facing"] == mv.facing
+    # the drawing shows the base at its start facing and, at its end, turned
+    from chargeref.render.svg import render_svg
+
+    svg = render_svg(scen, r)
+    assert "at 24, 15 · facing 90°" in svg and f"· facing {mv.facing:g}°" in svg
 
 
 def test_a_slot_1e3_narrower_than_the_minor_axis_stops_the_oval() -> None:
