@@ -404,3 +404,39 @@ def test_cli_shows_the_pivot(tmp_path: Any) -> None:
     assert mv["segments"][0]["kind"] == "pivot"
     res = CliRunner().invoke(main, ["charge", str(f), "--charger", "A", "--target", "T", "--roll", "12"])
     assert res.exit_code == 0, res.output
+
+
+# --------------------------------------------------------------------------- random slots
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.sampled_from(["oval", "rect"]), st.floats(40, 120), st.floats(25, 60), st.floats(-180, 180),
+       st.floats(0.0, 1.0), st.floats(-2.0, 2.0), st.floats(20.0, 26.0))
+@example("oval", 60.0, 35.0, 90.0, 0.0, 0.0, 24.0)
+@example("rect", 90.0, 50.0, 30.0, 0.5, 1.0, 22.0)
+def test_random_slots_are_legal_and_pivots_never_make_it_worse(
+    kind: str, L: float, W: float, facing: float, slack: float, ty: float, x0: float
+) -> None:
+    """A slot between the base's short and long extent: the ruling passes the validator,
+    and the least roll is never above the one found with pivots switched off."""
+    from chargeref.systems.w40k import pivots
+
+    short, long_ = min(L, W) / MM, max(L, W) / MM
+    gap = short + slack * (long_ - short)
+    data = slot_scenario(kind, [L, W], facing, gap)
+    data["units"][0]["models"][0]["at"] = [x0, 15.0]
+    data["units"][1]["models"][0]["at"] = [34.5, 15.0 + ty]
+    scen, r = charge(data)
+    assert validate(scen, r) == []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pivots, "plans", lambda *a, **k: [])
+        _, r0 = charge(data)
+    assert all(sg["kind"] != "pivot" for mv in r0.moves for sg in (mv.segments or []))
+    if not r0.eligible:  # the target more than 12" away: nothing to compare
+        assert not r.eligible
+        return
+    if r0.needed.roll is not None:
+        assert r.needed.roll is not None and r.needed.roll <= r0.needed.roll
+        assert r.needed.distance <= r0.needed.distance + 1e-6
+    assert r.needed.lower_bound <= (r.needed.distance if r.needed.distance is not None else math.inf) + 1e-9

@@ -262,6 +262,7 @@ class W40k:
         bare = self.open_field(world, req, prob.cap)
         need, _ = self.needed_on(prob, bare)
         # non-round models may turn before they move, when that can help (pivots.py)
+        unturned = (prob, bare)
         prob, bare, need, turns = best_plan(self, world, req, prob, bare, need)
         if need.exact is False:
             reasons.append(not_proven(need))
@@ -278,6 +279,10 @@ class W40k:
         placement, procedure = (None, "failed")
         if need.roll is not None and R + EPS >= (need.distance or 0):
             placement, procedure = self.solve_any(prob, bare, R)
+            if placement is None and turns:
+                # the search found none with the pivots at this roll: without them, then
+                prob, bare, turns = *unturned, {}
+                placement, procedure = self.solve_any(prob, bare, R)
         if placement is not None and casualties and (r.edition == 10 or r.wtc):
             # WTC step 5A: overwatch at the start of the move; casualties can spoil it
             details["casualties"] = sorted(casualties)
