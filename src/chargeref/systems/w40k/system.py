@@ -278,10 +278,13 @@ class W40k:
         R = float(roll.total)
         placement, procedure = (None, "failed")
         if need.roll is not None and R + EPS >= (need.distance or 0):
-            placement, procedure = self.solve_any(prob, bare, R)
-            if placement is None and turns:
-                # the search found none with the pivots at this roll: without them, then
-                prob, bare, turns = *unturned, {}
+            if turns:
+                # a pivot costs part of the move: where this roll succeeds without one,
+                # nobody turns (and every model keeps its whole roll for base contact)
+                placement, procedure = self.solve_any(*unturned, R)
+                if placement is not None:
+                    prob, bare, turns = *unturned, {}
+            if placement is None:
                 placement, procedure = self.solve_any(prob, bare, R)
         if placement is not None and casualties and (r.edition == 10 or r.wtc):
             # WTC step 5A: overwatch at the start of the move; casualties can spoil it
