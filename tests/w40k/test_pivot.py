@@ -404,6 +404,7 @@ def test_cli_shows_the_pivot(tmp_path: Any) -> None:
     assert mv["segments"][0]["kind"] == "pivot"
     res = CliRunner().invoke(main, ["charge", str(f), "--charger", "A", "--target", "T", "--roll", "12"])
     assert res.exit_code == 0, res.output
+    assert f"turns 90° -> {mv['facing']:g}°" in res.output
 
 
 # --------------------------------------------------------------------------- random slots
