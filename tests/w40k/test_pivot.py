@@ -441,3 +441,35 @@ def test_random_slots_are_legal_and_pivots_never_make_it_worse(
         assert r.needed.roll is not None and r.needed.roll <= r0.needed.roll
         assert r.needed.distance <= r0.needed.distance + 1e-6
     assert r.needed.lower_bound <= (r.needed.distance if r.needed.distance is not None else math.inf) + 1e-9
+
+
+def _end_pivot_ruling(scen_data: dict[str, Any], to_x: float) -> dict[str, Any]:
+    """A ruling that moves A1 east to ``to_x`` at facing 90, then turns it to 0 there."""
+    a = 30 / MM
+    L = a * math.pi / 2
+    d = _hand_ruling(scen_data, to_x)
+    mv = d["moves"][0]
+    mv["segments"] = [{"kind": "line", "from": [10.0, 10.0], "to": [to_x, 10.0]},
+                      {"kind": "pivot", "at": [to_x, 10.0], "from": 90.0, "to": 0.0, "length": L}]
+    return d
+
+
+def test_validator_accepts_a_pivot_at_the_end_spot_and_checks_its_sweep() -> None:
+    data = _open_scene()
+    scen = scenario_from_data(data)
+    got = _check(scen, _end_pivot_ruling(data, 20.0))
+    assert not {"bad_pivot", "pivot_cost", "pivot_blocked", "facing_changed", "distance_mismatch"} & set(got), got
+    # the end pivot stands where the move ends, not where it started
+    d = _end_pivot_ruling(data, 20.0)
+    d["moves"][0]["segments"][1]["at"] = [10.0, 10.0]
+    assert "bad_pivot" in _check(scen, d)
+    # an enemy model 1e-3 inside the sector swept at the end spot
+    a, r = 30 / MM, 16 / MM
+    k = math.cos(math.pi / 4)
+    for gap, bad in ((0.0, False), (-1e-3, True)):
+        dd = a + r + gap
+        extra = [{"id": "E", "player": 2, "keywords": ["INFANTRY"],
+                  "models": [{"id": "E1", "at": [20 - dd * k, 10 - dd * k], "base": {"round": 32}}]}]
+        data2 = _open_scene(extra=extra)
+        got = _check(scenario_from_data(data2), _end_pivot_ruling(data2, 20.0))
+        assert ("pivot_blocked" in got) is bad, (gap, got)
