@@ -29,7 +29,8 @@ same engine with the pivot's length added to every path cost of the model
 distance) wins, and a plan is only tried when the unturned answer is not already
 proven least. The straight-line lower bound stays proven: no point of the base moves
 farther than ``R·|Δ|`` in the turn, so the gap to a target shrinks by at most the cost
-paid. Pivots at the end spot are not searched (the validator accepts them).
+paid. Pivots at the end spot are not searched (the validator accepts them). When the
+charge is rolled, ``W40k.charge`` places the unit without pivots if that roll allows it.
 """
 
 from __future__ import annotations
