@@ -473,3 +473,15 @@ def test_validator_accepts_a_pivot_at_the_end_spot_and_checks_its_sweep() -> Non
         data2 = _open_scene(extra=extra)
         got = _check(scenario_from_data(data2), _end_pivot_ruling(data2, 20.0))
         assert ("pivot_blocked" in got) is bad, (gap, got)
+
+
+def test_a_two_model_unit_follows_through_the_slot_in_coherency() -> None:
+    """The second oval turns too and keeps within 2" of the first: the unit needs what the
+    leading model needs (closed form), and the validator finds nothing wrong."""
+    a = 30 / MM
+    data = slot_scenario("oval", [60, 35], 90.0, 35 / MM)
+    data["units"][0]["models"].append({"id": "A2", "at": [21.0, 15.0], "base": {"oval": [60, 35]}, "facing": 90.0})
+    scen, r = charge(data)
+    assert r.needed.distance == pytest.approx((X_T - ER - a) - 24 + a * math.pi / 2, abs=1e-6)
+    assert r.success and validate(scen, r) == []
+    assert all(mv.segments[0]["kind"] == "pivot" for mv in r.moves)
