@@ -64,9 +64,16 @@ class Move(_M):
     #: the path the base's centre takes, as [x, y] points (start and end included)
     path: list[Position] | None = None
     #: the same path as exact pieces: {"kind": "line", "from", "to"} and {"kind": "arc",
-    #: "center", "radius", "from", "to", "ccw"}; when present it is the path checked
+    #: "center", "radius", "from", "to", "ccw"}; when present it is the path checked.
+    #: A non-round base that turns about its centre adds {"kind": "pivot", "at": [x, y],
+    #: "from": degrees, "to": degrees, "length": R * |turn in radians|} (R: the largest
+    #: distance from its centre to its edge) at the start and/or end of its pieces; the
+    #: pivot's length is part of ``distance``
     segments: list[dict[str, Any]] | None = None
+    #: the facing the model ends with (degrees), when it turned or when the system says so
     facing: float | None = None
+    #: the facing it had before it turned (recorded with ``facing`` when a pivot was made)
+    facing_from: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -93,6 +93,8 @@ def summary(scen: AnyScenario, r: Ruling) -> str:
     for m in r.moves[:60]:
         c = f"  contacts {', '.join(m.contacts)}" if m.contacts else ""
         t = "  [token]" if m.token else ""
+        if m.facing_from is not None and m.facing is not None:
+            t += f"  turns {m.facing_from:g}° -> {m.facing:g}°"
         lines.append(
             f"  {m.id:<10} ({m.from_[0]:.3f}, {m.from_[1]:.3f}) -> ({m.to[0]:.3f}, {m.to[1]:.3f})  {_fmt(m.distance, unit)}{c}{t}"
         )

@@ -273,7 +273,17 @@ def angle_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None
     out = [float(th[i]) for i in zeros if th[i] < 2 * math.pi]
     for i in idx:
         a, b = float(th[i]), float(th[i + 1])
-        out.append(brentq(lambda x: float(np.asarray(f(np.array([x])))[0]), a, b, xtol=ROOT_XTOL))
+        g = lambda x: float(np.asarray(f(np.array([x])))[0])  # noqa: E731
+        ga, gb = g(a), g(b)
+        if ga * gb > 0:
+            # f jumps at this end: at a corner angle (a flat face's normal) two support
+            # points tie and the batch and the single evaluation may pick different
+            # ones, so the bracket was the jump, not a root. The end is returned as a
+            # candidate like any bracket across a jump (the callers keep only points
+            # where their function is really zero, or the nearest of true curve points)
+            out.append(a if abs(v[i]) <= abs(v[i + 1]) else b)
+            continue
+        out.append(a if ga == 0 else b if gb == 0 else brentq(g, a, b, xtol=ROOT_XTOL))
     return out
 
 

@@ -427,6 +427,8 @@ def legs_from_segments(segments: Sequence[Any]) -> list[Leg] | None:
             seg = seg.model_dump(mode="json", by_alias=True)
         if not isinstance(seg, dict):
             return None
+        if seg.get("kind") == "pivot":
+            continue  # a turn on the spot: the route does not move (the end facing is drawn)
         a, b = _pt(seg.get("from")), _pt(seg.get("to"))
         if a is None or b is None:
             return None

@@ -22,7 +22,9 @@ Stable violation codes: ``unknown_unit``, ``bad_target``, ``after_mismatch``,
 ``illegal_floor``, ``roll_inconsistent``, ``ineligible``, ``not_coherent``,
 ``target_not_engaged``, ``non_target_engaged``, ``not_closer``, ``engaged_mismatch``,
 ``missed_base_contact``, ``moved_on_failure``, ``engaged_on_failure``,
-``hi_ineligible``, ``path_in_er_of_non_target``, ``path_crosses_model``.
+``hi_ineligible``, ``path_in_er_of_non_target``, ``path_crosses_model``, and for pivots
+(``w40k_pivot``) ``bad_pivot``, ``pivot_cost``, ``pivot_blocked``,
+``pivot_in_er_of_non_target``.
 
 All lengths are in the scenario's unit; rules thresholds are written in inches and
 converted once with :func:`chargeref.scenario.inch`. Every comparison allows the
@@ -45,6 +47,7 @@ from ..ruling import Move, Ruling
 from ..scenario import Scenario40k, inch, mm_per_unit
 from . import Violation
 from .w40k_path import check_whole_paths, pieces_problems
+from .w40k_pivot import check_pivots
 from .w40k_state import (
     BARRICADE_ER_H,  # noqa: F401
     CHARGE_PROCEDURES,  # noqa: F401
@@ -111,6 +114,8 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
     ctx, problems = _build(before, ruling)
     if ctx is None:
         return problems
+    # pivot pieces first: the other checks see each move without them (w40k_pivot.py)
+    problems.extend(check_pivots(ctx))
     for check in _checks_for(ctx):
         problems.extend(check(ctx))
     return problems
@@ -251,21 +256,25 @@ def check_after(ctx: Ctx) -> list[Violation]:
 
 
 def check_facing(ctx: Ctx) -> list[Violation]:
-    """Non-round bases are translated, never turned, during a charge move."""
+    """A non-round base ends with the facing it started with, turned only by the pivots
+    its move records (``ctx.end_facing``, filled by ``w40k_pivot.check_pivots``): the
+    move's ``facing`` and the model's facing in `after` both say so."""
     out: list[Violation] = []
     for mid, mv in ctx.moves.items():
         s = ctx.start.get(mid)
         if s is None or s.model.base.kind == "round":
             continue
+        want = ctx.end_facing.get(mid, s.model.facing)
         facings = [] if mv.facing is None else [mv.facing]
         e = ctx.end.get(mid)
         if e is not None:
             facings.append(e.model.facing)
-        if any(not _same_facing(f, s.model.facing) for f in facings):
+        if any(not _same_facing(f, want) for f in facings):
+            how = "its pivots end" if mid in ctx.end_facing else "it records no pivot and"
             out.append(
                 Violation(
                     "facing_changed",
-                    f"{mid} turned from {s.model.facing:g} to {facings}; bases keep their facing",
+                    f"{mid} faces {facings} after the move, but {how} at {want:g}",
                     (mid,),
                 )
             )
@@ -329,10 +338,12 @@ def check_paths(ctx: Ctx) -> list[Violation]:
         else:
             z_to = _ground(mv.to, ctx.hills)
         elevated_to = abs(z_to - _ground(mv.to, ctx.hills)) > TOL
+        # the path is travelled by the base as it stands after a start pivot
+        mover = ctx.turned.get(mid, s)
         if mv.segments and pieces_problems(mv) is None:
-            cost = pieces_cost(ctx, s, mv, z_to, elevated_to)
+            cost = pieces_cost(ctx, mover, mv, z_to, elevated_to)
         else:
-            cost = path_cost(ctx, s, pts, z_to, elevated_to, clear=mid in clear and len(pts) == 2)
+            cost = path_cost(ctx, mover, pts, z_to, elevated_to, clear=mid in clear and len(pts) == 2)
         ctx.costs[mid] = cost
         for kind, what in cost.blocked:
             out.append(
@@ -344,13 +355,15 @@ def check_paths(ctx: Ctx) -> list[Violation]:
                 )
             )
         total = cost.total
-        if ctx.budget is not None and total > ctx.budget + TOL:
+        # pivots count against the roll too (their length is already off mv.distance)
+        spent = total + ctx.pivot_length.get(mid, 0.0)
+        if ctx.budget is not None and spent > ctx.budget + TOL:
             out.append(
                 Violation(
                     "over_budget",
-                    f"{mid}'s move costs {total:.6f} but only {ctx.budget:.6f} is allowed",
+                    f"{mid}'s move costs {spent:.6f} but only {ctx.budget:.6f} is allowed",
                     (mid,),
-                    {"cost": total, "budget": ctx.budget},
+                    {"cost": spent, "budget": ctx.budget},
                 )
             )
         if abs(mv.distance - total) > TOL + 1e-6 * abs(total):

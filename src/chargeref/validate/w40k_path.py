@@ -112,6 +112,8 @@ def check_whole_paths(ctx) -> list[Violation]:  # noqa: ANN001 (validate.w40k.Ct
             out.append(Violation("path_mismatch", f"{mid}'s segments: {why}", (mid,)))
             continue
         pieces = move_pieces(mv)
+        # the base as it travels: turned by a start pivot, if the move made one
+        s = ctx.turned.get(mid, s)
         z_to = float(mv.to[2]) if len(mv.to) >= 3 else s.z
         z_lo, z_hi = min(s.z, z_to), max(s.z, z_to)
         # edition 9's heroic intervention is a move towards the enemy, not a charge: the

@@ -157,6 +157,11 @@ class Ctx:
     costs: dict[str, MoveCost] = field(default_factory=dict)
     #: per model: the shortest-path field used by the base-contact duty check
     duty_fields: dict[str, object] = field(default_factory=dict)
+    #: pivots (w40k_pivot.check_pivots): the base after its start pivot, the length of
+    #: its pivots (part of the move's distance) and the facing it must end with
+    turned: dict[str, Placed] = field(default_factory=dict)
+    pivot_length: dict[str, float] = field(default_factory=dict)
+    end_facing: dict[str, float] = field(default_factory=dict)
 
     # -- helpers -------------------------------------------------------------
     def inches(self, v: float) -> float:

@@ -49,7 +49,8 @@ class CostBook:
             sky = np.full(len(pts), np.inf)
             sky[idx] = self._sky_costs(m, pts[idx])
             cost = np.minimum(cost, sky)
-        return cost
+        # a model turned at its start spot (pivots.py) pays for the turn on every spot
+        return cost + self.pivot_cost.get(m.id, 0.0)
 
     def sky_field(self, m: Model):  # noqa: ANN201
         f = self._sky_fields.get(m.id)
@@ -161,7 +162,7 @@ class CostBook:
         c = c + np.where(dz > self.w.rules.climb_free + 1e-12, dz, 0.0)
         if self.sky:
             c = np.minimum(c, self._sky_costs(m, b.pts[idx]))
-        self.costs[m.id][idx] = c
+        self.costs[m.id][idx] = c + self.pivot_cost.get(m.id, 0.0)
         self.exact[m.id][idx] = True
 
     def cands(self, m: Model, R: float) -> Cands:

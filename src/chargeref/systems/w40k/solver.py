@@ -81,8 +81,14 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
     """
 
     def __init__(self, world: World, unit: str, targets: list[str], cap: float, enforce_closer: bool | None = None,
-                 rules: MoveRules | None = None, initial_spots: bool = True):
+                 rules: MoveRules | None = None, initial_spots: bool = True,
+                 pivot_cost: dict[str, float] | None = None):
         self.w = world
+        # pivots (pivots.py): models whose bases were turned at their start spot pay the
+        # turn's length on top of every path cost (added in _costs and _resolve)
+        self.pivot_cost: dict[str, float] = dict(pivot_cost or {})
+        #: each pivoting model's (from facing, to facing), set by pivots.best_plan
+        self.pivots: dict[str, tuple[float, float]] = {}
         self.unit = unit
         # the move's constraints (moves.py): a charge builds its own from the request;
         # the fight-phase moves and the heroic intervention pass theirs

@@ -20,6 +20,7 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
+from .pivots import best_plan, replan
 from .solver import EPS, ChargeProblem, Placement, coherent
 from .world import Model, World, build_world
 from .world import unit_distance as _unit_distance_pairs
@@ -113,7 +114,7 @@ class W40k:
             cap = max(cap, float(req.roll))
         return cap
 
-    def open_field(self, world: World, req: ChargeRequest, cap: float) -> ChargeProblem | None:
+    def open_field(self, world: World, req: ChargeRequest, cap: float, pivot_cost: dict[str, float] | None = None) -> ChargeProblem | None:
         """The same charge with every ruin wall taken away: the WTC walls rule only
         applies to rolls that would succeed if the wall were not there (seed 000)."""
         if not (world.rules.wtc and (world.unit_keywords[req.charger] & {"INFANTRY", "BEAST"})):
@@ -121,7 +122,7 @@ class W40k:
         if not any(f.type == "ruin_wall" for f in world.features):
             return None
         bare = replace(world, features=[f for f in world.features if f.type != "ruin_wall"])
-        return ChargeProblem(bare, req.charger, list(req.targets), cap)
+        return ChargeProblem(bare, req.charger, list(req.targets), cap, pivot_cost=pivot_cost)
 
     def solve_any(self, prob: ChargeProblem, bare: ChargeProblem | None, R: float, improve: bool = True,
                   last: bool = False) -> tuple[Placement | None, str]:
@@ -220,7 +221,11 @@ class W40k:
         self._require(world, req)
         if self.eligibility(world, req.charger, list(req.targets)):
             return Needed(distance=None, roll=None)
-        return self.needed_on(self._problem(world, req), self.open_field(world, req, self._cap(req)))[0]
+        prob = self._problem(world, req)
+        bare = self.open_field(world, req, self._cap(req))
+        need = self.needed_on(prob, bare)[0]
+        # non-round models may turn before they move, when that can help (pivots.py)
+        return best_plan(self, world, req, prob, bare, need)[2]
 
     def _require(self, world: World, req: ChargeRequest) -> None:
         require_unit(world.scen, req.charger, "charger")
@@ -261,6 +266,9 @@ class W40k:
         prob = self._problem(world, req)
         bare = self.open_field(world, req, prob.cap)
         need, _ = self.needed_on(prob, bare)
+        # non-round models may turn before they move, when that can help (pivots.py)
+        unturned = (prob, bare)
+        prob, bare, need, turns = best_plan(self, world, req, prob, bare, need)
         if need.exact is False:
             reasons.append(not_proven(need))
         # the roll
@@ -275,13 +283,24 @@ class W40k:
         R = float(roll.total)
         placement, procedure = (None, "failed")
         if need.roll is not None and R + EPS >= (need.distance or 0):
-            placement, procedure = self.solve_any(prob, bare, R, last=True)
+            if turns:
+                # a pivot costs part of the move: where this roll succeeds without one,
+                # nobody turns (and every model keeps its whole roll for base contact)
+                placement, procedure = self.solve_any(*unturned, R, last=True)
+                if placement is not None:
+                    prob, bare, turns = *unturned, {}
+            if placement is None:
+                placement, procedure = self.solve_any(prob, bare, R, last=True)
         if placement is not None and casualties and (r.edition == 10 or r.wtc):
             # WTC step 5A: overwatch at the start of the move; casualties can spoil it
             details["casualties"] = sorted(casualties)
             world = build_world(scen, removed=casualties)
             prob = self._problem(world, req)
-            placement, procedure = self.solve_any(prob, self.open_field(world, req, prob.cap), R)
+            bare = self.open_field(world, req, prob.cap)
+            if turns:
+                # the same pivots, on the battlefield without the casualties
+                prob, bare = replan(self, world, req, prob, turns)
+            placement, procedure = self.solve_any(prob, bare, R)
             if placement is None:
                 reasons.append(
                     Reason(
@@ -374,6 +393,17 @@ class W40k:
                 extra["segments"] = list(segs)
                 ends = [segs[0]["from"], *(sg["to"] for sg in segs)]
                 path = [[_r6(q[0]), _r6(q[1])] for q in ends]
+            turn = prob.pivots.get(m.id)
+            if turn is not None:
+                # a pivot at the start spot (pivots.py) comes first among the pieces
+                lines = list(segs) if segs else [
+                    {"kind": "line", "from": a, "to": b} for a, b in zip(path[:-1], path[1:], strict=True)
+                ]
+                pv = {"kind": "pivot", "at": [_r6(m.xy[0]), _r6(m.xy[1])], "from": _r6(turn[0]),
+                      "to": _r6(turn[1]), "length": _r6(prob.pivot_cost[m.id])}
+                extra["segments"] = [pv, *lines]
+                extra["facing"] = _r6(turn[1])
+                extra["facing_from"] = _r6(turn[0])
             out.append(
                 Move(
                     **extra,
@@ -445,6 +475,7 @@ class W40k:
     def _after(self, scen: Scenario40k, req: ChargeRequest, moves: list[Move], success: bool, casualties: list[str]) -> dict[str, Any]:
         data = scenario_to_data(scen)
         new = {m.id: m.to for m in moves}
+        turned = {m.id: m.facing for m in moves if m.facing is not None}
         dead = set(casualties)
         tok = {m.id for m in moves if m.token}
         for u in data["units"]:
@@ -452,6 +483,8 @@ class W40k:
             for m in u["models"]:
                 if m["id"] in new:
                     m["at"] = list(new[m["id"]])
+                if m["id"] in turned:
+                    m["facing"] = turned[m["id"]]
                 if m["id"] in tok:
                     m["token"] = True
             if u["id"] == req.charger and tok:

@@ -1,0 +1,355 @@
+"""Pivots for 40k charges: non-round models that turn about their centre before they
+move.
+
+INTERPRETATION (docs/40k.md, "Pivots"): a model may turn about its centre; a turn by
+``Δ`` costs ``R·|Δ|`` of its move, ``R`` being the largest distance from its centre to
+its base's edge (the distance travelled by the point of the base that moves furthest).
+The area the base sweeps while it turns must be as clear as a path must be: it may not
+cross anything the move may not cross, nor anything that would be climbed (a model does
+not climb while it turns), nor the engagement range of a non-target where the edition
+keeps paths out of it.
+
+What the search offers: every non-round model keeps its facing (no pivot), or all of
+them, or only the model nearest the targets, turn at their start spot to a facing
+*built* from the geometry (no angular grid):
+
+* ``reach``: the base's furthest point (a corner, an end of the long axis) aimed at the
+  nearest point of the nearest target model (the least reach toward it);
+* ``gap``: the long side along a gap the straight line toward that point runs through
+  (two parallel flat faces of terrain or the target facing each other, closer than
+  twice the base's reach): the facing that lets the model fit between them;
+* ``face``: the long side parallel to the flat face nearest to that point (a rect or
+  hull target's edge, or a wall's side);
+* ``tangent``: the long side parallel to the tangent of a round or oval target at that
+  point (for an oval target: at the point its centre direction meets).
+
+Each plan is a world whose pivoting models stand turned at their start, solved by the
+same engine with the pivot's length added to every path cost of the model
+(``ChargeProblem(pivot_cost=...)``); the plan with the least needed roll (then
+distance) wins, and a plan is only tried when the unturned answer is not already
+proven least. The straight-line lower bound stays proven: no point of the base moves
+farther than ``R·|Δ|`` in the turn, so the gap to a target shrinks by at most the cost
+paid. Pivots at the end spot are not searched (the validator accepts them). When the
+charge is rolled, ``W40k.charge`` places the unit without pivots if that roll allows it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...geometry.paths import Barrier
+from ...geometry.pivot import pivot_length, pivotable, reach, sweep, turn_between, turned
+from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
+from .world import Model, World
+
+#: the plans tried, in order (a later plan replaces an earlier one only when strictly better)
+RULES = ("reach", "gap", "face", "tangent")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which models turn at their start, and to what facing (degrees)."""
+
+    rule: str
+    facing: dict[str, float]
+
+    def key(self) -> tuple:
+        return tuple(sorted((k, round(v, 9)) for k, v in self.facing.items()))
+
+
+def _closest_on(fp: Footprint, p: np.ndarray) -> np.ndarray:
+    """The point of target footprint ``fp`` nearest ``p`` (for an ellipse part: where the
+    direction to its centre meets its boundary; the facing built from it is a candidate,
+    not a bound)."""
+    best, bd = fp.center, math.inf
+    for part in fp.parts:
+        if isinstance(part, Disc):
+            v = p - part.center
+            n = float(np.hypot(*v))
+            q = part.center + (v / n * part.r if n > 0 else np.zeros(2))
+        elif isinstance(part, ConvexPolygon):
+            V = part.V
+            q, qd = V[0], math.inf
+            for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+                e = b - a
+                t = float(np.clip((p - a) @ e / max(float(e @ e), 1e-300), 0.0, 1.0))
+                c = a + t * e
+                d = float(np.hypot(*(p - c)))
+                if d < qd:
+                    q, qd = c, d
+        elif isinstance(part, Ellipse):
+            v = p - part.center
+            n = float(np.hypot(*v))
+            u = v / n if n > 0 else np.array([1.0, 0.0])
+            q = part.center + u * _ellipse_radius(part, u) if n > 0 else part.center
+        else:
+            q = part.support((p - part.center)[None])[0]
+        d = float(np.hypot(*(p - q)))
+        if d < bd:
+            best, bd = q, d
+    return np.asarray(best, dtype=float)
+
+
+def _ellipse_radius(e: Ellipse, u: np.ndarray) -> float:
+    """Distance from an ellipse's centre to its boundary in direction ``u`` (closed form)."""
+    loc = u @ e.R
+    return 1.0 / math.sqrt((loc[0] / e.a) ** 2 + (loc[1] / e.b) ** 2)
+
+
+def _long_direction(m: Model) -> float:
+    """The direction (degrees) of the base's long side or long axis at its facing."""
+    p = m.fp.parts[0]
+    if isinstance(p, Ellipse):
+        return math.degrees(p.theta) if p.a >= p.b else math.degrees(p.theta) + 90.0
+    V = p.V  # type: ignore[attr-defined]
+    E = np.roll(V, -1, axis=0) - V
+    k = int(np.argmax(np.hypot(E[:, 0], E[:, 1])))
+    return math.degrees(math.atan2(E[k, 1], E[k, 0]))
+
+
+def _parallel_turn(m: Model, direction: float) -> float:
+    """The least turn (degrees) that lays the long side along ``direction`` (either way:
+    a side has no sense)."""
+    d = turn_between(_long_direction(m), direction)
+    return (d + 90.0) % 180.0 - 90.0
+
+
+def _reach_turn(m: Model, toward: np.ndarray) -> float:
+    """The least turn that aims one of the base's furthest points at ``toward``."""
+    from ...geometry.pivot import extreme_points
+
+    ex = extreme_points(m.fp)
+    r = np.hypot(ex[:, 0], ex[:, 1])
+    top = ex[r >= r.max() - 1e-12]
+    v = toward - m.xy
+    if float(np.hypot(*v)) == 0.0:
+        return 0.0
+    aim = math.degrees(math.atan2(v[1], v[0]))
+    turns = [turn_between(math.degrees(math.atan2(e[1], e[0])), aim) for e in top]
+    return min(turns, key=abs)
+
+
+def _faces_near(world: World, targets: list[Model], q: np.ndarray, reach_: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Flat faces (edges) of rect/hull targets and of walls and other polygonal terrain
+    whose edge comes within ``reach_`` of the point ``q``."""
+    out = []
+    polys = [p for t in targets if not t.fp.is_disc for p in t.fp.parts if isinstance(p, ConvexPolygon)]
+    polys += [p for f in world.features for p in f.fp.parts if isinstance(p, ConvexPolygon)]
+    for p in polys:
+        V = p.V
+        for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+            e = b - a
+            L2 = float(e @ e)
+            if L2 == 0:
+                continue
+            t = float(np.clip((q - a) @ e / L2, 0.0, 1.0))
+            if float(np.hypot(*(q - (a + t * e)))) <= reach_ + TOL:
+                out.append((a, b))
+    return out
+
+
+def _seg_gap(a: np.ndarray, b: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
+    """Distance between segments a-b and p-q (closed form: they cross, or an end point
+    is nearest)."""
+    def cross(o, u, v):  # noqa: ANN001, ANN202
+        return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+
+    if cross(a, b, p) * cross(a, b, q) < 0 and cross(p, q, a) * cross(p, q, b) < 0:
+        return 0.0
+
+    def pt(x, u, v):  # noqa: ANN001, ANN202
+        e = v - u
+        L2 = float(e @ e)
+        t = 0.0 if L2 == 0 else float(np.clip((x - u) @ e / L2, 0.0, 1.0))
+        return float(np.hypot(*(x - (u + t * e))))
+
+    return min(pt(a, p, q), pt(b, p, q), pt(p, a, b), pt(q, a, b))
+
+
+def _gap_direction(world: World, t: Model, c: np.ndarray, q: np.ndarray, R: float) -> float | None:
+    """The direction (degrees) of a gap the model must pass or end in on its way to
+    ``q``: two parallel flat faces (of terrain or the target) that face each other, both
+    within ``R`` of the straight line from ``c`` to ``q``, less than ``2 R`` apart; the
+    pair nearest ``q`` wins. None when there is no such pair."""
+    faces = []
+    polys = [p for p in t.fp.parts if isinstance(p, ConvexPolygon)]
+    polys += [p for f in world.features for p in f.fp.parts if isinstance(p, ConvexPolygon)]
+    for p in polys:
+        V = p.V
+        for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+            e = b - a
+            L = float(np.hypot(*e))
+            if L > 0 and _seg_gap(a, b, c, q) <= R + TOL:
+                faces.append((a, b, e / L))
+    best: tuple[float, float] | None = None
+    for i, (a1, b1, u1) in enumerate(faces):
+        n1 = np.array([u1[1], -u1[0]])  # outward for a counter-clockwise polygon
+        for a2, b2, u2 in faces[i + 1:]:
+            if abs(float(u1 @ u2) + 1.0) > 1e-9:
+                continue  # facing each other: opposite edge directions
+            w = float((a2 - a1) @ n1)
+            if not (0.0 < w < 2.0 * R):
+                continue
+            d = min(_seg_gap(a1, b1, q, q), _seg_gap(a2, b2, q, q))
+            if best is None or d < best[0]:
+                best = (d, math.degrees(math.atan2(u1[1], u1[0])))
+    return None if best is None else best[1]
+
+
+def _candidate_turns(world: World, m: Model, targets: list[Model]) -> dict[str, float]:
+    """The constructed turns (degrees) of model ``m``, by rule."""
+    if not targets:
+        return {}
+    dists = [float(signed_distance(m.fp, t.fp)) for t in targets]
+    t = targets[int(np.argmin(dists))]
+    q = _closest_on(t.fp, m.xy)
+    out: dict[str, float] = {"reach": _reach_turn(m, q)}
+    R = reach(m.fp)
+    faces = _faces_near(world, [t], q, 2.0 * R)
+    if faces:
+        def gap(ab: tuple[np.ndarray, np.ndarray]) -> float:
+            a, b = ab
+            e = b - a
+            s = float(np.clip((q - a) @ e / float(e @ e), 0.0, 1.0))
+            return float(np.hypot(*(q - (a + s * e))))
+
+        a, b = min(faces, key=gap)
+        out["face"] = _parallel_turn(m, math.degrees(math.atan2(b[1] - a[1], b[0] - a[0])))
+    gap = _gap_direction(world, t, m.xy, q, R)
+    if gap is not None:
+        out["gap"] = _parallel_turn(m, gap)
+    part = t.fp.parts[0]
+    if len(t.fp.parts) == 1 and isinstance(part, (Disc, Ellipse)):
+        n = q - part.center
+        if float(np.hypot(*n)) > 0:
+            out["tangent"] = _parallel_turn(m, math.degrees(math.atan2(n[0], -n[1])))
+    return out
+
+
+def sweep_clear(m: Model, delta: float, barriers: list[Barrier]) -> bool:
+    """Is the region the base sweeps turning by ``delta`` at its spot clear of every
+    barrier (hard, climbed, or a grown engagement range)? Touching is allowed."""
+    if abs(delta) <= 1e-12:
+        return True
+    sw = sweep(m.fp, delta)
+    R = reach(m.fp)
+    c = m.xy
+    for b in barriers:
+        fp = b.footprint
+        if float(np.hypot(*(fp.center - c))) - fp.radius > R + TOL:
+            continue
+        if signed_distance(sw, fp) < -TOL:
+            return False
+    return True
+
+
+def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier]) -> list[Plan]:
+    """The pivot plans worth a solve: per rule, every pivotable model turned, and only the
+    model nearest the targets turned; models whose sweep is not clear keep their facing."""
+    movers = [m for m in world.unit_models[unit] if pivotable(m.fp)]
+    tms = [t for u in targets for t in world.unit_models[u]]
+    if not movers or not tms:
+        return []
+    turns = {m.id: _candidate_turns(world, m, tms) for m in movers}
+    near = min(movers, key=lambda m: min(float(signed_distance(m.fp, t.fp)) for t in tms))
+    out: list[Plan] = []
+    seen: set[tuple] = set()
+    for rule in RULES:
+        for who in (movers, [near]):
+            fac: dict[str, float] = {}
+            for m in who:
+                d = turns[m.id].get(rule)
+                if d is None or abs(d) <= 1e-9 or not sweep_clear(m, d, barriers):
+                    continue
+                fac[m.id] = m.facing + d
+            if not fac:
+                continue
+            p = Plan(rule, fac)
+            if p.key() not in seen:
+                seen.add(p.key())
+                out.append(p)
+    return out
+
+
+def apply_plan(world: World, plan: Plan) -> tuple[World, dict[str, float], dict[str, tuple[float, float]]]:
+    """A world where the plan's models stand turned at their start; their pivot lengths;
+    and each pivot as (from facing, to facing)."""
+    models: list[Model] = []
+    cost: dict[str, float] = {}
+    turns: dict[str, tuple[float, float]] = {}
+    for m in world.models:
+        f = plan.facing.get(m.id)
+        if f is None:
+            models.append(m)
+            continue
+        d = turn_between(m.facing, f)
+        models.append(replace(m, fp=turned(m.fp, d), facing=m.facing + d))
+        cost[m.id] = pivot_length(m.fp, d)
+        turns[m.id] = (m.facing, m.facing + d)
+    unit_models = {u: [models[m.index] for m in ms] for u, ms in world.unit_models.items()}
+    w2 = replace(world, models=models, unit_models=unit_models)
+    w2.__dict__.pop("by_id", None)
+    return w2, cost, turns
+
+
+def _better(a, b) -> bool:  # noqa: ANN001 (Needed)
+    """Is need ``a`` strictly better than ``b``: a roll where there was none, a lower
+    roll, or the same roll with a shorter distance (beyond the tolerance)?"""
+    if a.roll is None:
+        return False
+    if b.roll is None:
+        return True
+    if a.roll != b.roll:
+        return a.roll < b.roll
+    return a.distance is not None and b.distance is not None and a.distance < b.distance - TOL
+
+
+def proven_least(need, lb: float) -> bool:  # noqa: ANN001
+    """No pivot can improve an answer whose distance already meets the proven lower bound
+    (that bound holds with pivots, see the module docstring)."""
+    return need.roll is not None and need.distance is not None and need.distance <= lb + TOL
+
+
+def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN201
+    """The problem to rule on: ``prob`` unturned, or the pivot plan whose needed roll and
+    distance are strictly better. Returns (prob, bare, need, turns) where ``turns`` maps
+    each pivoting model to (from facing, to facing); empty without a pivot."""
+    from .solver import ChargeProblem
+
+    if proven_least(need, prob.lower_bound()):
+        return prob, bare, need, {}
+    best = (prob, bare, need, {})
+    for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
+        w2, cost, turns = apply_plan(world, plan)
+        p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
+        # "ends closer" and the lower bound measure from where the model stood before it
+        # turned (the same models in the same order)
+        p2.start_dist = prob.start_dist.copy()
+        b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
+        if b2 is not None:
+            b2.start_dist = bare.start_dist.copy() if bare is not None else b2.start_dist
+        p2.pivots = turns
+        n2, _ = system.needed_on(p2, b2)
+        if _better(n2, best[2]):
+            best = (p2, b2, n2, turns)
+    return best
+
+
+def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
+    """The same pivots on another world of the same charge (after casualties): the
+    problem and its open-field twin. Models no longer there are left out."""
+    from .solver import ChargeProblem
+
+    plan = Plan("same", {k: v[1] for k, v in turns.items() if k in world.by_id})
+    w2, cost, t2 = apply_plan(world, plan)
+    p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
+    p2.start_dist = prob.start_dist.copy()
+    p2.pivots = t2
+    b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
+    return p2, b2
+
+
+__all__ = ["Plan", "apply_plan", "best_plan", "plans", "proven_least", "replan", "sweep_clear"]
