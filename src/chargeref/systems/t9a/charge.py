@@ -39,10 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
-from .geom import first_contact_turn, gap, near, wrap_deg
+from .geom import Shape, first_contact_turn, gap, near, near_interval, wrap_deg
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
     FEAS_TOL,
@@ -226,16 +227,75 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None,
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
 
+def end_events(ch: Block, fr: Facing, obstacles: Iterable[Obstacle], target: str,
+               board: tuple[float, float] | None) -> list[float]:
+    """The end offsets where the charger standing flush on the facing starts or stops
+    overlapping (or, for an obstacle it may not touch, touching) an obstacle, or
+    leaves the board: exact (the end pose only slides along the facing, so each is a
+    time of impact of a translation, or a linear equation for the board edge)."""
+    lo, hi = contact_range(ch, fr)
+    if hi - lo <= 1e-12:
+        return []
+    start = ch.at(fr.pt(lo), fr.psi).shape()
+    t = np.asarray(fr.t, float)
+    out: list[float] = []
+    for ob in obstacles:
+        if ob.uid == target:
+            continue
+        # a strict obstacle must be left more than its gap (plus the tolerance)
+        margin = ob.min_gap + (2 * TOL if ob.strict else 0.0)
+        iv = _slide_interval(start, t, ob.shape, margin, hi - lo)
+        if iv is not None:
+            out += [lo + iv[0], lo + iv[1]]
+    if board is not None:
+        W, D = board
+        pts = start.points()
+        r = start.r if start.kind != "poly" else 0.0
+        for v in pts:
+            for c, lims in ((0, (r, W - r)), (1, (r, D - r))):
+                if abs(t[c]) > 1e-15:
+                    for lim in lims:
+                        k = (lim - float(v[c])) / float(t[c])
+                        if 0.0 <= k <= hi - lo:
+                            out.append(lo + k)
+    return out
+
+
+def _slide_interval(A: Shape, t: np.ndarray, B: Shape, margin: float, kmax: float) -> tuple[float, float] | None:
+    """The k in [0, kmax] where A moved by k t is within ``margin`` of B (an interval:
+    both are convex)."""
+    if A.kind == "poly":
+        return near_interval(A, t, B, margin, kmax)
+    if B.kind == "poly":
+        return near_interval(B, -t, A, margin, kmax)
+    # two round shapes (discs): |c + k t - b| = rA + rB + margin, a quadratic
+    assert A.a is not None and B.a is not None and B.b is not None
+    if not B.is_disc:
+        return None  # no such obstacle is built (round units are discs)
+    R = A.r + B.r + margin
+    d = A.a - B.a
+    bq = float(d @ t)
+    cq = float(d @ d) - R * R
+    disc = bq * bq - cq
+    if disc < 0:
+        return None
+    r = math.sqrt(disc)
+    k0, k1 = max(0.0, -bq - r), min(kmax, -bq + r)
+    return (k0, k1) if k0 <= k1 else None
+
+
 def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
-                      table: ReachTable | None = None) -> list[float]:
+                      table: ReachTable | None = None, events: Iterable[float] = ()) -> list[float]:
     """End offsets worth trying: where a charger base's edge meets an exposed target
     base's edge (contact counts change only there), the ends of the reachable
-    offsets, and a point inside every stretch between those."""
+    offsets, the ``events`` where the end pose starts or stops being blocked
+    (``end_events``), and a point inside every stretch between those."""
     lo, hi = contact_range(ch, fr)
     edges = charger_edges(ch)
     ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
     crit = {min(max(round(e - c, 10), lo), hi) for e in ends for c in edges if lo - TOL <= e - c <= hi + TOL}
     crit |= {lo, hi}
+    crit |= {min(max(e, lo), hi) for e in events}
     union = table.union() if table is not None else [(lo, hi)]
     for a, b in union:
         crit |= {a, b}
@@ -254,9 +314,6 @@ def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]
         m = (a + b) / 2
         if inside(m):
             out.append(m)
-            if b - a > 1.0:
-                k = int((b - a) / 0.5)
-                out += [a + (b - a) * i / (k + 1) for i in range(1, k + 1)]
     return sorted(set(out))
 
 
@@ -307,12 +364,18 @@ class Context:
     #: set by ``needed_distance`` when the shortest unobstructed approach was blocked
     #: and the alternatives decided: that unobstructed distance, a proven lower bound
     lower_bound: float | None = None
+    _events: list[float] | None = None
 
     @property
     def table(self) -> ReachTable:
         if self._table is None:
             self._table = reach_table(self.charger, self.fr)
         return self._table
+
+    def end_events(self) -> list[float]:
+        if self._events is None:
+            self._events = end_events(self.charger, self.fr, self.obstacles, self.target.id, self.world.board)
+        return self._events
 
     def note(self, why: str, who: str | None = None) -> None:
         self.fails[why] = self.fails.get(why, 0) + 1
@@ -333,7 +396,7 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
     ch, fr, tgt = ctx.charger, ctx.fr, ctx.target
     prof = target_profile(tgt, fr)
     out: list[Entry] = []
-    for s in candidate_offsets(ch, fr, prof, ctx.table):
+    for s in candidate_offsets(ch, fr, prof, ctx.table, ctx.end_events()):
         fin = ch.at(fr.pt(s), fr.psi)
         sh = fin.shape()
         if not ctx.world.shape_on_board(sh):
@@ -400,14 +463,134 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
     return steps, res
 
 
+#: blocked/clear boundaries of the align angle are bisected to this (degrees)
+ALIGN_BISECT = 1e-9
+
+
+def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
+    r = solve(ch, fr, np.array([s]), np.array([delta]))
+    return next(_iter_approaches(ch, fr, r), None)
+
+
+def refine_blocked(ctx: Context, s: float, best: tuple[Approach, list[Step]],
+                   blocked: list[Approach]) -> tuple[Approach, list[Step]]:
+    """Improve the best clear approach to offset s found among the tried align angles
+    when shorter ones were blocked: for a fixed offset the distance is concave in the
+    align angle on each piece where the approach exists, so the shortest clear one
+    lies at an end of a clear stretch of align angles. For each blocked approach
+    shorter than ``best``, its neighbouring tried angles (the constructed ones and
+    the alternative rows) are checked; where one is clear the boundary between them
+    is bisected to ``ALIGN_BISECT`` degree and its clear side taken if shorter.
+    (A clear stretch lying wholly between two blocked neighbours is not found: see
+    docs/t9a.md.)"""
+    ch, fr = ctx.charger, ctx.fr
+    short = [ap for ap in blocked if ap.distance < best[0].distance - 1e-9]
+    if not short:
+        return best
+    grid = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), ctx.table.deltas_at(s),
+                                     alternative_table(ch, fr).deltas_at(s)]))
+    known: dict[float, tuple[Approach, list[Step]] | None] = {}
+
+    def clear(delta: float) -> tuple[Approach, list[Step]] | None:
+        if delta not in known:
+            ap = _approach_at(ch, fr, s, delta)
+            res = None
+            if ap is not None:
+                steps, bl = _clear_approach(ctx, ap)
+                res = None if bl is not None else (ap, steps)
+            known[delta] = res
+        return known[delta]
+
+    for ap in short:
+        known.setdefault(ap.delta, None)
+    out = best
+    for ap in sorted(short, key=lambda a: a.distance):
+        if ap.distance >= out[0].distance - 1e-9:
+            break
+        i = int(np.searchsorted(grid, ap.delta))
+        for j in (i - 1, i + 1) if i < len(grid) and grid[i] == ap.delta else (i - 1, i):
+            if not 0 <= j < len(grid):
+                continue
+            nb = float(grid[j])
+            if nb * ap.delta < 0 or clear(nb) is None:
+                continue  # the other sign of align is another piece
+            good, bad = nb, ap.delta
+            while abs(good - bad) > ALIGN_BISECT:
+                budget.check()
+                m = (good + bad) / 2
+                if clear(m) is not None:
+                    good = m
+                else:
+                    bad = m
+            found = clear(good)
+            if found is not None and found[0].distance < out[0].distance - 1e-9:
+                out = found
+    return out
+
+
+def _refine_offsets(ctx: Context, offsets: np.ndarray, best: tuple[Approach, list[Step]],
+                    blocked: list[Approach]) -> tuple[Approach, list[Step]]:
+    """The same refinement across end offsets: for a fixed align angle the distance is
+    affine in the offset, so the shortest clear approach of that angle lies at an end
+    of a clear stretch of offsets. For each blocked approach shorter than ``best``
+    whose neighbouring candidate offset is clear at the same align angle, the
+    boundary between them is bisected to ``OFFSET_BISECT`` inch."""
+    ch, fr = ctx.charger, ctx.fr
+    grid = np.unique(np.asarray(offsets, float))
+    known: dict[tuple[float, float], tuple[Approach, list[Step]] | None] = {}
+
+    def clear(s: float, delta: float) -> tuple[Approach, list[Step]] | None:
+        key = (s, delta)
+        if key not in known:
+            ap = _approach_at(ch, fr, s, delta)
+            res = None
+            if ap is not None:
+                fin = ch.at(fr.pt(s), fr.psi)
+                if ctx.world.pose_clear(fin, [o for o in ctx.obstacles if o.uid != ctx.target.id]) is None:
+                    steps, bl = _clear_approach(ctx, ap)
+                    res = None if bl is not None else (ap, steps)
+            known[key] = res
+        return known[key]
+
+    out = best
+    for ap in sorted(blocked, key=lambda a: a.distance):
+        if ap.distance >= out[0].distance - 1e-9:
+            break
+        i = int(np.searchsorted(grid, ap.s))
+        for j in (i - 1, i + 1) if i < len(grid) and abs(grid[i] - ap.s) <= 1e-12 else (i - 1, i):
+            if not 0 <= j < len(grid):
+                continue
+            nb = float(grid[j])
+            if clear(nb, ap.delta) is None:
+                continue
+            good, bad = nb, ap.s
+            while abs(good - bad) > OFFSET_BISECT:
+                budget.check()
+                m = (good + bad) / 2
+                if clear(m, ap.delta) is not None:
+                    good = m
+                else:
+                    bad = m
+            found = clear(good, ap.delta)
+            if found is not None and found[0].distance < out[0].distance - 1e-9:
+                out = found
+    return out
+
+
+#: blocked/clear boundaries of the end offset are bisected to this (inch)
+OFFSET_BISECT = 1e-9
+
+
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
     """The shortest clear approach to offset s: the constructed approaches first;
-    only when every one of them is blocked, the alternatives as well."""
+    only when every one of them is blocked, the alternatives as well (then refined:
+    ``refine_blocked``)."""
     aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
     if not aps:
         ctx.note("unreachable")
         return None
     tried: set[float] = set()
+    blocked: list[Approach] = []
     for ap in aps[:limit]:
         tried.add(round(ap.delta, 9))
         steps, res = _clear_approach(ctx, ap)
@@ -415,6 +598,7 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
             return ap, steps
         if res.what == "imprecise":
             continue
+        blocked.append(ap)
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     if ctx.charger.round:
         return None
@@ -423,9 +607,10 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
     for ap in more[:limit]:
         steps, res = _clear_approach(ctx, ap)
         if res is None:
-            return ap, steps
+            return refine_blocked(ctx, s, (ap, steps), blocked)
         if res.what == "imprecise":
             continue
+        blocked.append(ap)
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     return None
 
@@ -579,11 +764,11 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         lo, hi = contact_range(ch, fr)
         x, _ = fr.local(ch.centre)
         cands: Iterable[Approach] = []
-        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb))):
+        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))):
             cands = list(cands) + approaches(ch, fr, s, tb)
         cands = sorted(cands, key=lambda a: a.distance)
     else:
-        co = np.asarray(candidate_offsets(ch, fr, prof, tb))
+        co = np.asarray(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))
 
         def build(tables: list[ReachTable]) -> Iterator[Approach]:
             Ss = [x for t in tables for x in (t.A, t.B)]
@@ -600,6 +785,8 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     tried: set[tuple[float, float]] = set()
     others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
     bad_s: dict[float, bool] = {}
+    blocked_at: dict[float, list[Approach]] = {}
+    seen_s: set[float] = set()
     first = True
     least: float | None = None
     while True:
@@ -607,6 +794,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
             if first and least is None:
                 least = ap.distance  # the shortest unobstructed approach of all
             key = (round(ap.s, 9), round(ap.delta, 9))
+            seen_s.add(ap.s)
             if key in tried:
                 continue
             tried.add(key)
@@ -620,8 +808,17 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
                 continue
             steps, res = _clear_approach(ctx, ap)
             seen += 1
-            if res is None and (seen == 1 or not first or ch.round):
+            if res is None and (seen == 1 or ch.round):
                 return ap.distance, ap, steps
+            if res is None and not first:
+                # the alternatives decided: refine at the blocked shorter approaches
+                best = (ap, steps)
+                for group in blocked_at.values():
+                    best = refine_blocked(ctx, group[0].s, best, group)
+                best = _refine_offsets(ctx, np.asarray(sorted(seen_s)), best, [a for g in blocked_at.values() for a in g])
+                return best[0].distance, best[0], best[1]
+            if res is not None and res.what != "imprecise":
+                blocked_at.setdefault(ks, []).append(ap)
             if res is None:
                 # the shortest constructed approach is blocked: the alternatives may
                 # hold a shorter clear one than the next constructed one
