@@ -1,5 +1,5 @@
 """The end offsets where a charger flush on the charged facing starts or stops being
-blocked are constructed (``charge.end_events``), not sampled every 0.5 inch."""
+blocked are constructed (``ends.end_events``), not sampled every 0.5 inch."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from build import impassable, round_unit, scen, unit
 
-from chargeref.systems.t9a.charge import candidate_offsets, end_events, make_context, target_profile
+from chargeref.systems.t9a.charge import candidate_offsets, make_context, target_profile
+from chargeref.systems.t9a.ends import end_events
 from chargeref.systems.t9a.geom import gap
 from chargeref.systems.t9a.resolve import Phase
 

@@ -43,7 +43,8 @@ from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
-from .geom import Shape, first_contact_turn, gap, near, near_interval, wrap_deg
+from .ends import end_events
+from .geom import first_contact_turn, gap, near, wrap_deg
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
     FEAS_TOL,
@@ -225,63 +226,6 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None,
         parts.append(alternative_table(ch, fr).deltas_at(s))
     D = np.unique(np.concatenate(parts))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
-
-
-def end_events(ch: Block, fr: Facing, obstacles: Iterable[Obstacle], target: str,
-               board: tuple[float, float] | None) -> list[float]:
-    """The end offsets where the charger standing flush on the facing starts or stops
-    overlapping (or, for an obstacle it may not touch, touching) an obstacle, or
-    leaves the board: exact (the end pose only slides along the facing, so each is a
-    time of impact of a translation, or a linear equation for the board edge)."""
-    lo, hi = contact_range(ch, fr)
-    if hi - lo <= 1e-12:
-        return []
-    start = ch.at(fr.pt(lo), fr.psi).shape()
-    t = np.asarray(fr.t, float)
-    out: list[float] = []
-    for ob in obstacles:
-        if ob.uid == target:
-            continue
-        # a strict obstacle must be left more than its gap (plus the tolerance)
-        margin = ob.min_gap + (2 * TOL if ob.strict else 0.0)
-        iv = _slide_interval(start, t, ob.shape, margin, hi - lo)
-        if iv is not None:
-            out += [lo + iv[0], lo + iv[1]]
-    if board is not None:
-        W, D = board
-        pts = start.points()
-        r = start.r if start.kind != "poly" else 0.0
-        for v in pts:
-            for c, lims in ((0, (r, W - r)), (1, (r, D - r))):
-                if abs(t[c]) > 1e-15:
-                    for lim in lims:
-                        k = (lim - float(v[c])) / float(t[c])
-                        if 0.0 <= k <= hi - lo:
-                            out.append(lo + k)
-    return out
-
-
-def _slide_interval(A: Shape, t: np.ndarray, B: Shape, margin: float, kmax: float) -> tuple[float, float] | None:
-    """The k in [0, kmax] where A moved by k t is within ``margin`` of B (an interval:
-    both are convex)."""
-    if A.kind == "poly":
-        return near_interval(A, t, B, margin, kmax)
-    if B.kind == "poly":
-        return near_interval(B, -t, A, margin, kmax)
-    # two round shapes (discs): |c + k t - b| = rA + rB + margin, a quadratic
-    assert A.a is not None and B.a is not None and B.b is not None
-    if not B.is_disc:
-        return None  # no such obstacle is built (round units are discs)
-    R = A.r + B.r + margin
-    d = A.a - B.a
-    bq = float(d @ t)
-    cq = float(d @ d) - R * R
-    disc = bq * bq - cq
-    if disc < 0:
-        return None
-    r = math.sqrt(disc)
-    k0, k1 = max(0.0, -bq - r), min(kmax, -bq + r)
-    return (k0, k1) if k0 <= k1 else None
 
 
 def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
@@ -528,59 +472,6 @@ def refine_blocked(ctx: Context, s: float, best: tuple[Approach, list[Step]],
     return out
 
 
-def _refine_offsets(ctx: Context, offsets: np.ndarray, best: tuple[Approach, list[Step]],
-                    blocked: list[Approach]) -> tuple[Approach, list[Step]]:
-    """The same refinement across end offsets: for a fixed align angle the distance is
-    affine in the offset, so the shortest clear approach of that angle lies at an end
-    of a clear stretch of offsets. For each blocked approach shorter than ``best``
-    whose neighbouring candidate offset is clear at the same align angle, the
-    boundary between them is bisected to ``OFFSET_BISECT`` inch."""
-    ch, fr = ctx.charger, ctx.fr
-    grid = np.unique(np.asarray(offsets, float))
-    known: dict[tuple[float, float], tuple[Approach, list[Step]] | None] = {}
-
-    def clear(s: float, delta: float) -> tuple[Approach, list[Step]] | None:
-        key = (s, delta)
-        if key not in known:
-            ap = _approach_at(ch, fr, s, delta)
-            res = None
-            if ap is not None:
-                fin = ch.at(fr.pt(s), fr.psi)
-                if ctx.world.pose_clear(fin, [o for o in ctx.obstacles if o.uid != ctx.target.id]) is None:
-                    steps, bl = _clear_approach(ctx, ap)
-                    res = None if bl is not None else (ap, steps)
-            known[key] = res
-        return known[key]
-
-    out = best
-    for ap in sorted(blocked, key=lambda a: a.distance):
-        if ap.distance >= out[0].distance - 1e-9:
-            break
-        i = int(np.searchsorted(grid, ap.s))
-        for j in (i - 1, i + 1) if i < len(grid) and abs(grid[i] - ap.s) <= 1e-12 else (i - 1, i):
-            if not 0 <= j < len(grid):
-                continue
-            nb = float(grid[j])
-            if clear(nb, ap.delta) is None:
-                continue
-            good, bad = nb, ap.s
-            while abs(good - bad) > OFFSET_BISECT:
-                budget.check()
-                m = (good + bad) / 2
-                if clear(m, ap.delta) is not None:
-                    good = m
-                else:
-                    bad = m
-            found = clear(good, ap.delta)
-            if found is not None and found[0].distance < out[0].distance - 1e-9:
-                out = found
-    return out
-
-
-#: blocked/clear boundaries of the end offset are bisected to this (inch)
-OFFSET_BISECT = 1e-9
-
-
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
     """The shortest clear approach to offset s: the constructed approaches first;
     only when every one of them is blocked, the alternatives as well (then refined:
@@ -746,101 +637,3 @@ def _failure(ctx: Context, default: str) -> PlanFailure:
     if set(f) <= {"end_blocked", "board", "unreachable"}:
         return PlanFailure("no_room", "there is no room flush against the charged facing", blockers, f)
     return PlanFailure("path_blocked", "every way to the charged facing is blocked", blockers, f)
-
-
-# ----------------------------------------------------------------------------- distance
-
-
-def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
-    """The shortest clear approach to any flush end on the facing (path distance).
-
-    For a fixed align angle the distance is affine in the offset over each interval
-    of the reach table, so the shortest approach of each align angle is at an end of
-    its interval. Candidate offsets are added for when those are blocked."""
-    ch, fr = ctx.charger, ctx.fr
-    prof = target_profile(ctx.target, fr)
-    tb = ctx.table
-    if ch.round:
-        lo, hi = contact_range(ch, fr)
-        x, _ = fr.local(ch.centre)
-        cands: Iterable[Approach] = []
-        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))):
-            cands = list(cands) + approaches(ch, fr, s, tb)
-        cands = sorted(cands, key=lambda a: a.distance)
-    else:
-        co = np.asarray(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))
-
-        def build(tables: list[ReachTable]) -> Iterator[Approach]:
-            Ss = [x for t in tables for x in (t.A, t.B)]
-            Ds = [x for t in tables for x in (t.D, t.D)]
-            for s in co:
-                dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL))]
-                                              + [t.deltas_at(float(s)) for t in tables]))
-                Ss.append(np.full(len(dd), s))
-                Ds.append(dd)
-            return _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
-
-        cands = build([tb])
-    seen = 0
-    tried: set[tuple[float, float]] = set()
-    others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
-    bad_s: dict[float, bool] = {}
-    blocked_at: dict[float, list[Approach]] = {}
-    seen_s: set[float] = set()
-    first = True
-    least: float | None = None
-    while True:
-        for ap in cands:
-            if first and least is None:
-                least = ap.distance  # the shortest unobstructed approach of all
-            key = (round(ap.s, 9), round(ap.delta, 9))
-            seen_s.add(ap.s)
-            if key in tried:
-                continue
-            tried.add(key)
-            ks = round(ap.s, 9)
-            if ks not in bad_s:
-                fin = ch.at(fr.pt(ap.s), fr.psi)
-                bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
-                             or gap(fin.shape(), ctx.target.shape()) < -TOL)
-            if bad_s[ks]:
-                seen += 1  # its end is blocked: the alternatives are needed
-                continue
-            steps, res = _clear_approach(ctx, ap)
-            seen += 1
-            if res is None and (seen == 1 or ch.round):
-                return ap.distance, ap, steps
-            if res is None and not first:
-                # the alternatives decided: refine at the blocked shorter approaches
-                best = (ap, steps)
-                for group in blocked_at.values():
-                    best = refine_blocked(ctx, group[0].s, best, group)
-                best = _refine_offsets(ctx, np.asarray(sorted(seen_s)), best, [a for g in blocked_at.values() for a in g])
-                return best[0].distance, best[0], best[1]
-            if res is not None and res.what != "imprecise":
-                blocked_at.setdefault(ks, []).append(ap)
-            if res is None:
-                # the shortest constructed approach is blocked: the alternatives may
-                # hold a shorter clear one than the next constructed one
-                tried.discard(key)
-                break
-            if seen > 400:
-                break
-        if not first or ch.round:
-            break
-        first = False
-        seen = 0
-        ctx.lower_bound = least
-        cands = build([tb, alternative_table(ch, fr)])
-    # no flush end the charger can reach by itself: a charge that needs the charged
-    # unit to turn is measured to the contact
-    pl = plan(ctx)
-    if isinstance(pl, Placement) and pl.target_steps:
-        ap = Approach(pl.s, pl.align + pl.target_turn, pl.wheel, 0.0, 0.0, pl.distance,
-                      None if pl.pivot is None else np.asarray(pl.pivot))
-        return pl.distance, ap, pl.steps
-    return None
-
-
-def boundary_gap(a: Block, b: Block) -> float:
-    return max(0.0, gap(a.shape(), b.shape()))

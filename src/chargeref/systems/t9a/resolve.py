@@ -35,12 +35,12 @@ from .charge import (
     Placement,
     PlanFailure,
     make_context,
-    needed_distance,
     plan,
     round_facing,
 )
 from .combined import Member, plan_combined
 from .contact import contacts_between, engaged_with, models_in_contact
+from .distance import needed_distance
 from .geom import angle_of, gap
 from .moves import (
     FleeResult,
@@ -163,7 +163,7 @@ class Phase:
         self.seed = seed
         self.clear_charges = clear_charges
         #: needed distance (rounded) -> the proven lower bound under it, where the
-        #: distance came from the alternatives (``charge.needed_distance``)
+        #: distance came from the alternatives (``distance.needed_distance``)
         self._bounds: dict[float, float] = {}
         #: needed distances already worked out, by everything they depend on (the
         #: declaration and the move of one charger often ask on the same table)
