@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import budget
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
@@ -404,6 +405,7 @@ def best_forward(cands: list[float], search: Any, bound: Any) -> Reach | None:
 
     def at(d1: float) -> Reach | None:
         if d1 not in found:
+            budget.check()
             found[d1] = search(float(d1))
         return found[d1]
 
@@ -479,6 +481,7 @@ def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], 
     levels = (0.0, -ch.depth, ch.width)
     F0 = ch.F
     for shp, g in [(fleer.shape(), 0.0)] + [(o.shape, o.min_gap) for o in obst if o.uid != fleer.id]:
+        budget.check()
         pts = shp.points()
         r = shp.r + g if shp.kind != "poly" else g
         for p in pts:
