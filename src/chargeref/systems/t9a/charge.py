@@ -409,6 +409,9 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
 
 #: blocked/clear boundaries of the align angle are bisected to this (degrees)
 ALIGN_BISECT = 1e-9
+#: at most this many of the shortest blocked approaches are refined (each costs up to
+#: two neighbour checks and a bisection of ~30 path checks)
+REFINE_MAX = 8
 
 
 def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
@@ -428,7 +431,7 @@ def refine_blocked(ctx: Context, s: float, best: tuple[Approach, list[Step]],
     (A clear stretch lying wholly between two blocked neighbours is not found: see
     docs/t9a.md.)"""
     ch, fr = ctx.charger, ctx.fr
-    short = [ap for ap in blocked if ap.distance < best[0].distance - 1e-9]
+    short = sorted((ap for ap in blocked if ap.distance < best[0].distance - 1e-9), key=lambda a: a.distance)[:REFINE_MAX]
     if not short:
         return best
     grid = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), ctx.table.deltas_at(s),

@@ -12,6 +12,7 @@ from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block
 from .charge import (
+    REFINE_MAX,
     Approach,
     Context,
     Placement,
@@ -55,7 +56,7 @@ def _refine_offsets(ctx: Context, offsets: np.ndarray, best: tuple[Approach, lis
         return known[key]
 
     out = best
-    for ap in sorted(blocked, key=lambda a: a.distance):
+    for ap in sorted(blocked, key=lambda a: a.distance)[:REFINE_MAX]:
         if ap.distance >= out[0].distance - 1e-9:
             break
         i = int(np.searchsorted(grid, ap.s))
