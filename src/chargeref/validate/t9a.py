@@ -12,7 +12,7 @@ checks the end state and the recorded paths:
 * the recorded path of every unit: its steps reproduce the end pose, a charge has at
   most one wheel and no wheel over 90 degrees, align turns are under 90 degrees about
   a point of contact, and no charging or failing unit passes through another unit or
-  impassable terrain (straight steps exactly, turns sampled finely);
+  impassable terrain (straight steps and turns exactly: ``t9a_sweep``);
 * flees: directly away from the charger, ending more than 1" from everything (or
   destroyed at the board edge);
 * every model in ``moves`` ends where the ``after`` formation puts it.
@@ -42,13 +42,10 @@ from ..scenario import inch as scen_inch
 from ..scenario import mm_per_unit, scenario_from_data
 from . import Violation
 from .hull import hull_ccw
+from .t9a_sweep import TURN_TOL, turn_hits
 
 #: wheels may not exceed 90 degrees (plus this numeric slack)
 ANGLE_SLACK = 1e-7
-#: sampled turns: the largest distance any point moves between two samples
-TURN_SAMPLE = 0.01
-#: penetrations deeper than this while turning count as moving through
-TURN_PENETRATION = 1e-3
 FLAG_ENGAGED = "engaged"
 
 
@@ -241,7 +238,8 @@ def _step_clear(b: VBlock, st: dict[str, Any], obst: list[tuple[str, Footprint]]
             if _sd(sw, ofp, 0.0) < -TOL:
                 return oid
         return None
-    # a turn: sample so that no point moves more than TURN_SAMPLE between samples
+    # a turn: decided exactly between the instants where boundaries can meet
+    # (``t9a_sweep``: closed-form circle crossings, no sampled positions)
     ang = float(st["angle"])
     if k == "wheel":
         FL, FR, _, _ = b.corners()
@@ -249,25 +247,13 @@ def _step_clear(b: VBlock, st: dict[str, Any], obst: list[tuple[str, Footprint]]
     else:
         piv = np.asarray(st["pivot"], float)
     reach = float(np.hypot(*(b.centre - piv))) + math.hypot(b.width, b.depth) / 2
-    n = max(2, int(math.ceil(abs(math.radians(ang)) * reach / TURN_SAMPLE)))
-    n = min(n, 2000)
     # every position of the turning block lies within ``reach`` of the pivot: an
-    # obstacle that disc does not penetrate is never penetrated by the block
+    # obstacle that disc does not overlap is never overlapped by the block
     around = Footprint((Disc((float(piv[0]), float(piv[1])), reach),), "round", (float(piv[0]), float(piv[1])))
-    obst = [(oid, ofp) for oid, ofp in obst if _sd(around, ofp, 0.0) < -TURN_PENETRATION]
+    obst = [(oid, ofp) for oid, ofp in obst if _sd(around, ofp, 0.0) < -TURN_TOL]
     if not obst:
         return None
-    if not b.round and all(isinstance(q, ConvexPolygon) for _, ofp in obst for q in ofp.parts):
-        return _turn_hits_polygons(b, piv, math.radians(ang), n, obst)
-    for i in range(1, n + 1):
-        a = math.radians(ang) * i / n
-        R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        bb = b.moved((b.front - piv) @ R.T + piv, b.facing + math.degrees(a))
-        f2 = bb.footprint()
-        for oid, ofp in obst:
-            if _sd(f2, ofp, 0.0) < -TURN_PENETRATION:
-                return oid
-    return None
+    return turn_hits(fp, piv, math.radians(ang), obst)
 
 
 def _sat_sd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -286,29 +272,6 @@ def _sat_sd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     pb = np.einsum("md,nad->nam", B, axes)  # (n, a, m)
     sep = np.maximum(pb.min(axis=2) - pa.max(axis=2), pa.min(axis=2) - pb.max(axis=2))
     return sep.max(axis=1)
-
-
-def _turn_hits_polygons(
-    b: VBlock, piv: np.ndarray, a_tot: float, n: int, obst: list[tuple[str, Footprint]]
-) -> str | None:
-    """The sampled turn check of :func:`_step_clear` (the same ``n`` positions and
-    penetration tolerance) for a rectangular block among polygon obstacles, all
-    positions at once."""
-    corners = np.array(b.corners())  # (4, 2)
-    a = a_tot * np.arange(1, n + 1) / n
-    c, s_ = np.cos(a), np.sin(a)
-    rel = corners - piv
-    X = piv[0] + c[:, None] * rel[None, :, 0] - s_[:, None] * rel[None, :, 1]
-    Y = piv[1] + s_[:, None] * rel[None, :, 0] + c[:, None] * rel[None, :, 1]
-    A = np.stack([X, Y], axis=-1)  # (n, 4, 2)
-    first: tuple[int, int] | None = None
-    for k, (_, ofp) in enumerate(obst):
-        for q in ofp.parts:
-            assert isinstance(q, ConvexPolygon)
-            hit = np.flatnonzero(_sat_sd(A, np.asarray(q.V, float)) < -TURN_PENETRATION)
-            if len(hit) and (first is None or (int(hit[0]), k) < first):
-                first = (int(hit[0]), k)
-    return None if first is None else obst[first[1]][0]
 
 
 # ----------------------------------------------------------------------------- main

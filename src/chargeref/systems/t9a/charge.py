@@ -39,9 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
+from .ends import end_events
 from .geom import first_contact_turn, gap, near, wrap_deg
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
@@ -227,15 +229,17 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None,
 
 
 def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
-                      table: ReachTable | None = None) -> list[float]:
+                      table: ReachTable | None = None, events: Iterable[float] = ()) -> list[float]:
     """End offsets worth trying: where a charger base's edge meets an exposed target
     base's edge (contact counts change only there), the ends of the reachable
-    offsets, and a point inside every stretch between those."""
+    offsets, the ``events`` where the end pose starts or stops being blocked
+    (``end_events``), and a point inside every stretch between those."""
     lo, hi = contact_range(ch, fr)
     edges = charger_edges(ch)
     ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
     crit = {min(max(round(e - c, 10), lo), hi) for e in ends for c in edges if lo - TOL <= e - c <= hi + TOL}
     crit |= {lo, hi}
+    crit |= {min(max(e, lo), hi) for e in events}
     union = table.union() if table is not None else [(lo, hi)]
     for a, b in union:
         crit |= {a, b}
@@ -254,9 +258,6 @@ def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]
         m = (a + b) / 2
         if inside(m):
             out.append(m)
-            if b - a > 1.0:
-                k = int((b - a) / 0.5)
-                out += [a + (b - a) * i / (k + 1) for i in range(1, k + 1)]
     return sorted(set(out))
 
 
@@ -307,12 +308,18 @@ class Context:
     #: set by ``needed_distance`` when the shortest unobstructed approach was blocked
     #: and the alternatives decided: that unobstructed distance, a proven lower bound
     lower_bound: float | None = None
+    _events: list[float] | None = None
 
     @property
     def table(self) -> ReachTable:
         if self._table is None:
             self._table = reach_table(self.charger, self.fr)
         return self._table
+
+    def end_events(self) -> list[float]:
+        if self._events is None:
+            self._events = end_events(self.charger, self.fr, self.obstacles, self.target.id, self.world.board)
+        return self._events
 
     def note(self, why: str, who: str | None = None) -> None:
         self.fails[why] = self.fails.get(why, 0) + 1
@@ -333,7 +340,7 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
     ch, fr, tgt = ctx.charger, ctx.fr, ctx.target
     prof = target_profile(tgt, fr)
     out: list[Entry] = []
-    for s in candidate_offsets(ch, fr, prof, ctx.table):
+    for s in candidate_offsets(ch, fr, prof, ctx.table, ctx.end_events()):
         fin = ch.at(fr.pt(s), fr.psi)
         sh = fin.shape()
         if not ctx.world.shape_on_board(sh):
@@ -400,14 +407,84 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
     return steps, res
 
 
+#: blocked/clear boundaries of the align angle are bisected to this (degrees)
+ALIGN_BISECT = 1e-9
+#: at most this many of the shortest blocked approaches are refined (each costs up to
+#: two neighbour checks and a bisection of ~30 path checks)
+REFINE_MAX = 8
+
+
+def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
+    r = solve(ch, fr, np.array([s]), np.array([delta]))
+    return next(_iter_approaches(ch, fr, r), None)
+
+
+def refine_blocked(ctx: Context, s: float, best: tuple[Approach, list[Step]],
+                   blocked: list[Approach]) -> tuple[Approach, list[Step]]:
+    """Improve the best clear approach to offset s found among the tried align angles
+    when shorter ones were blocked: for a fixed offset the distance is concave in the
+    align angle on each piece where the approach exists, so the shortest clear one
+    lies at an end of a clear stretch of align angles. For each blocked approach
+    shorter than ``best``, its neighbouring tried angles (the constructed ones and
+    the alternative rows) are checked; where one is clear the boundary between them
+    is bisected to ``ALIGN_BISECT`` degree and its clear side taken if shorter.
+    (A clear stretch lying wholly between two blocked neighbours is not found: see
+    docs/t9a.md.)"""
+    ch, fr = ctx.charger, ctx.fr
+    short = sorted((ap for ap in blocked if ap.distance < best[0].distance - 1e-9), key=lambda a: a.distance)[:REFINE_MAX]
+    if not short:
+        return best
+    grid = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), ctx.table.deltas_at(s),
+                                     alternative_table(ch, fr).deltas_at(s)]))
+    known: dict[float, tuple[Approach, list[Step]] | None] = {}
+
+    def clear(delta: float) -> tuple[Approach, list[Step]] | None:
+        if delta not in known:
+            ap = _approach_at(ch, fr, s, delta)
+            res = None
+            if ap is not None:
+                steps, bl = _clear_approach(ctx, ap)
+                res = None if bl is not None else (ap, steps)
+            known[delta] = res
+        return known[delta]
+
+    for ap in short:
+        known.setdefault(ap.delta, None)
+    out = best
+    for ap in sorted(short, key=lambda a: a.distance):
+        if ap.distance >= out[0].distance - 1e-9:
+            break
+        i = int(np.searchsorted(grid, ap.delta))
+        for j in (i - 1, i + 1) if i < len(grid) and grid[i] == ap.delta else (i - 1, i):
+            if not 0 <= j < len(grid):
+                continue
+            nb = float(grid[j])
+            if nb * ap.delta < 0 or clear(nb) is None:
+                continue  # the other sign of align is another piece
+            good, bad = nb, ap.delta
+            while abs(good - bad) > ALIGN_BISECT:
+                budget.check()
+                m = (good + bad) / 2
+                if clear(m) is not None:
+                    good = m
+                else:
+                    bad = m
+            found = clear(good)
+            if found is not None and found[0].distance < out[0].distance - 1e-9:
+                out = found
+    return out
+
+
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
     """The shortest clear approach to offset s: the constructed approaches first;
-    only when every one of them is blocked, the alternatives as well."""
+    only when every one of them is blocked, the alternatives as well (then refined:
+    ``refine_blocked``)."""
     aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
     if not aps:
         ctx.note("unreachable")
         return None
     tried: set[float] = set()
+    blocked: list[Approach] = []
     for ap in aps[:limit]:
         tried.add(round(ap.delta, 9))
         steps, res = _clear_approach(ctx, ap)
@@ -415,6 +492,7 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
             return ap, steps
         if res.what == "imprecise":
             continue
+        blocked.append(ap)
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     if ctx.charger.round:
         return None
@@ -423,9 +501,10 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
     for ap in more[:limit]:
         steps, res = _clear_approach(ctx, ap)
         if res is None:
-            return ap, steps
+            return refine_blocked(ctx, s, (ap, steps), blocked)
         if res.what == "imprecise":
             continue
+        blocked.append(ap)
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     return None
 
@@ -561,89 +640,3 @@ def _failure(ctx: Context, default: str) -> PlanFailure:
     if set(f) <= {"end_blocked", "board", "unreachable"}:
         return PlanFailure("no_room", "there is no room flush against the charged facing", blockers, f)
     return PlanFailure("path_blocked", "every way to the charged facing is blocked", blockers, f)
-
-
-# ----------------------------------------------------------------------------- distance
-
-
-def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
-    """The shortest clear approach to any flush end on the facing (path distance).
-
-    For a fixed align angle the distance is affine in the offset over each interval
-    of the reach table, so the shortest approach of each align angle is at an end of
-    its interval. Candidate offsets are added for when those are blocked."""
-    ch, fr = ctx.charger, ctx.fr
-    prof = target_profile(ctx.target, fr)
-    tb = ctx.table
-    if ch.round:
-        lo, hi = contact_range(ch, fr)
-        x, _ = fr.local(ch.centre)
-        cands: Iterable[Approach] = []
-        for s in sorted({min(max(x, lo), hi), lo, hi} | set(candidate_offsets(ch, fr, prof, tb))):
-            cands = list(cands) + approaches(ch, fr, s, tb)
-        cands = sorted(cands, key=lambda a: a.distance)
-    else:
-        co = np.asarray(candidate_offsets(ch, fr, prof, tb))
-
-        def build(tables: list[ReachTable]) -> Iterator[Approach]:
-            Ss = [x for t in tables for x in (t.A, t.B)]
-            Ds = [x for t in tables for x in (t.D, t.D)]
-            for s in co:
-                dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL))]
-                                              + [t.deltas_at(float(s)) for t in tables]))
-                Ss.append(np.full(len(dd), s))
-                Ds.append(dd)
-            return _iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))
-
-        cands = build([tb])
-    seen = 0
-    tried: set[tuple[float, float]] = set()
-    others = [o for o in ctx.obstacles if o.uid != ctx.target.id]
-    bad_s: dict[float, bool] = {}
-    first = True
-    least: float | None = None
-    while True:
-        for ap in cands:
-            if first and least is None:
-                least = ap.distance  # the shortest unobstructed approach of all
-            key = (round(ap.s, 9), round(ap.delta, 9))
-            if key in tried:
-                continue
-            tried.add(key)
-            ks = round(ap.s, 9)
-            if ks not in bad_s:
-                fin = ch.at(fr.pt(ap.s), fr.psi)
-                bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
-                             or gap(fin.shape(), ctx.target.shape()) < -TOL)
-            if bad_s[ks]:
-                seen += 1  # its end is blocked: the alternatives are needed
-                continue
-            steps, res = _clear_approach(ctx, ap)
-            seen += 1
-            if res is None and (seen == 1 or not first or ch.round):
-                return ap.distance, ap, steps
-            if res is None:
-                # the shortest constructed approach is blocked: the alternatives may
-                # hold a shorter clear one than the next constructed one
-                tried.discard(key)
-                break
-            if seen > 400:
-                break
-        if not first or ch.round:
-            break
-        first = False
-        seen = 0
-        ctx.lower_bound = least
-        cands = build([tb, alternative_table(ch, fr)])
-    # no flush end the charger can reach by itself: a charge that needs the charged
-    # unit to turn is measured to the contact
-    pl = plan(ctx)
-    if isinstance(pl, Placement) and pl.target_steps:
-        ap = Approach(pl.s, pl.align + pl.target_turn, pl.wheel, 0.0, 0.0, pl.distance,
-                      None if pl.pivot is None else np.asarray(pl.pivot))
-        return pl.distance, ap, pl.steps
-    return None
-
-
-def boundary_gap(a: Block, b: Block) -> float:
-    return max(0.0, gap(a.shape(), b.shape()))

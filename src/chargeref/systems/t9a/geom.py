@@ -15,6 +15,7 @@ Shapes are convex polygons (counter-clockwise ``(n, 2)`` arrays), discs and caps
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,6 +215,70 @@ def poly_gap(P: np.ndarray, Q: np.ndarray) -> float:
     if len(P) <= 8 and len(Q) <= 8:
         return _poly_gap_small(P.tolist(), Q.tolist())
     return _poly_gap_np(P, Q)
+
+
+def gap_ok(A: Shape, B: Shape, ok: Callable[[float], bool]) -> tuple[bool, float]:
+    """``ok(gap(A, B))`` for a test ``ok`` that is monotone (true for every gap above
+    one it accepts), and the gap when it fails. For two polygons the separating-axis
+    separation, a lower bound of the gap (exact when they overlap), decides first:
+    when it already passes the exact distance is not needed."""
+    if A.kind == "poly" and B.kind == "poly":
+        assert A.V is not None and B.V is not None
+        if len(A.V) <= 8 and len(B.V) <= 8:
+            P, Q = A.V.tolist(), B.V.tolist()
+            lb = _sat_small(P, Q)
+            if lb < 0:
+                return ok(lb), lb
+            if ok(lb):
+                return True, lb
+            g = math.sqrt(min(_vert_edge2(P, Q), _vert_edge2(Q, P)))
+            return ok(g), g
+    g = gap(A, B)
+    return ok(g), g
+
+
+def gap_lower(A: Shape, B: Shape) -> float:
+    """A lower bound of ``gap(A, B)``: for two small polygons the separating-axis
+    separation (exact when they overlap), otherwise the gap itself."""
+    if A.kind == "poly" and B.kind == "poly":
+        assert A.V is not None and B.V is not None
+        if len(A.V) <= 8 and len(B.V) <= 8:
+            return _sat_small(A.V.tolist(), B.V.tolist())
+    return gap(A, B)
+
+
+def _sat_small(P: list[list[float]], Q: list[list[float]]) -> float:
+    """The largest separation of two convex polygons over their edge normals (minus
+    the penetration depth when they overlap; a lower bound of the gap otherwise)."""
+    best = -math.inf
+    for V in (P, Q):
+        n = len(V)
+        for i in range(n):
+            x0, y0 = V[i]
+            x1, y1 = V[(i + 1) % n]
+            ex, ey = x1 - x0, y1 - y0
+            ln = math.hypot(ex, ey)
+            if ln <= 0:
+                continue
+            ax, ay = ey / ln, -ex / ln
+            pmin = pmax = P[0][0] * ax + P[0][1] * ay
+            for x, y in P:
+                v = x * ax + y * ay
+                if v < pmin:
+                    pmin = v
+                elif v > pmax:
+                    pmax = v
+            qmin = qmax = Q[0][0] * ax + Q[0][1] * ay
+            for x, y in Q:
+                v = x * ax + y * ay
+                if v < qmin:
+                    qmin = v
+                elif v > qmax:
+                    qmax = v
+            sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
+            if sep > best:
+                best = sep
+    return best
 
 
 def _poly_gap_small(P: list[list[float]], Q: list[list[float]]) -> float:

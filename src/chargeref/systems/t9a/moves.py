@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from ... import budget
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
-from .flee_wheel import best_wheel, critical_wheels
+from .flee_wheel import BISECT_TOL, best_wheel, critical_wheels
 from .geom import (
     Shape,
     gap,
@@ -369,13 +370,128 @@ def reach_fleeing(world: World, ch: Block, fleer: Block, kmax: float) -> Reach |
 
     best = search(0.0)
     if best is None:
-        # wheeling at once reaches nothing: try moving forward first (these forward
-        # distances are sampled; the wheel at each is constructed as above)
-        for d1 in np.linspace(0.5, max(1.0, kmax / 2), 12):
-            best = search(float(d1))
-            if best is not None:
-                break
+        # wheeling at once reaches nothing: move forward first (``best_forward``)
+        best = best_forward(forward_events(world, ch, fleer, obst, kmax), search,
+                            lambda d1: d1 + max(0.0, gap(ch.forward(d1).shape(), fsh)))
     return best
+
+
+#: a feasible constructed forward distance with an infeasible one this much (inch)
+#: beyond it (toward the infeasible neighbour) is taken as the feasibility boundary:
+#: contact within the 1e-6 tolerance lets a move overlap by that much, which would
+#: move a bisected boundary up to ~1e-6 past the geometric one
+EVENT_SNAP = 1e-5
+
+
+def best_forward(cands: list[float], search: Any, bound: Any) -> Reach | None:
+    """The cheapest reach over forward distances before the wheel.
+
+    For one wheel and one contact feature the cost is affine in the forward distance
+    (the contact time is), so the least over wheels is concave between the places
+    where the feature or the feasibility changes, and its least over such a stretch
+    lies at an end. The constructed events (``forward_events``) and the middles
+    between them are evaluated; where feasibility changes between neighbours the
+    boundary is the event itself when a step of ``EVENT_SNAP`` past it is already
+    infeasible, otherwise it is bisected to ``BISECT_TOL``. ``bound(d1)`` is a lower
+    bound of any reach's cost after moving d1 (d1 plus the gap then left): points
+    whose bound is no better than the best found are skipped."""
+    xs: list[float] = []
+    for x in sorted(cands):
+        if not xs or x - xs[-1] > BISECT_TOL:
+            xs.append(x)
+    pts = sorted(set(xs) | {(a + b) / 2 for a, b in zip(xs, xs[1:], strict=False)})
+    found: dict[float, Reach | None] = {}
+    best: Reach | None = None
+
+    def at(d1: float) -> Reach | None:
+        if d1 not in found:
+            budget.check()
+            found[d1] = search(float(d1))
+        return found[d1]
+
+    def offer(r: Reach | None) -> None:
+        nonlocal best
+        if r is not None and (best is None or r.distance < best.distance - 1e-9):
+            best = r
+
+    vals: list[bool | None] = []  # feasible, infeasible, or skipped (None)
+    for d1 in pts:
+        if best is not None and bound(d1) >= best.distance - 1e-9:
+            vals.append(None)
+            continue
+        r = at(d1)
+        offer(r)
+        vals.append(r is not None)
+    for i in range(len(pts) - 1):
+        fa, fb = vals[i], vals[i + 1]
+        if fa is None or fb is None or fa == fb:
+            continue
+        good, bad = (pts[i], pts[i + 1]) if fa else (pts[i + 1], pts[i])
+        step = EVENT_SNAP if bad > good else -EVENT_SNAP
+        if good in cands and at(good + step) is None:
+            continue  # the constructed event is the boundary (see EVENT_SNAP)
+        while abs(bad - good) > BISECT_TOL:
+            m = (good + bad) / 2
+            if best is not None and bound(m) >= best.distance - 1e-9:
+                break
+            if at(m) is not None:
+                good = m
+            else:
+                bad = m
+        offer(at(good))
+    return best
+
+
+def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], kmax: float) -> list[float]:
+    """The forward distances before a wheel at which what a wheel can reach may
+    change, constructed: none; the longest straight move (where the charger's path
+    first meets an obstacle, the fleeing unit or the board edge: exact times of
+    impact); and every place where a vertex (or round end, at its radius plus the
+    obstacle's least gap) of the fleeing unit or of an obstacle comes level with the
+    charger's front or rear edge, or with its front edge after a full wheel of 90
+    degrees to either side (the point enters or leaves the ground the wheel sweeps
+    and the strip the charger then moves along)."""
+    f = ch.f
+    sh = ch.shape()
+    assert sh.V is not None
+    dmax = kmax
+    for ob in obst:
+        # where the straight move first comes closer than allowed. Only a bound on the
+        # distances tried (farther ones are blocked anyway): an obstacle the charger
+        # already touches may be slid along, so it sets none
+        if ob.uid == fleer.id or gap(sh, ob.shape) <= ob.min_gap + TOL:
+            continue
+        k = time_of_impact(sh, f, ob.shape, ob.min_gap)
+        if k is not None:
+            dmax = min(dmax, k)
+    k = time_of_impact(sh, f, fleer.shape())
+    if k is not None:
+        dmax = min(dmax, k)
+    # the board edge: the first vertex to reach it
+    W, D = world.board
+    for v in sh.V:
+        for comp, lim in ((0, 0.0), (0, W), (1, 0.0), (1, D)):
+            if abs(f[comp]) > 1e-15:
+                t = (lim - float(v[comp])) / float(f[comp])
+                if t >= 0:
+                    dmax = min(dmax, t)
+    out = {0.0, max(0.0, dmax)}
+    # front edge (0), rear edge (-depth), and the front after a 90-degree wheel,
+    # which runs from the pivot corner the width ahead of the old front line
+    levels = (0.0, -ch.depth, ch.width)
+    F0 = ch.F
+    for shp, g in [(fleer.shape(), 0.0)] + [(o.shape, o.min_gap) for o in obst if o.uid != fleer.id]:
+        budget.check()
+        pts = shp.points()
+        r = shp.r + g if shp.kind != "poly" else g
+        for p in pts:
+            x = float((p - F0) @ f)
+            for lv in levels:
+                for e in ({0.0, r, -r} if r > 0 else {0.0}):
+                    d = x - lv + e
+                    if 0.0 < d < dmax:
+                        out.add(d)
+    return sorted(out)
 
 
 # ----------------------------------------------------------------------------- blocked path

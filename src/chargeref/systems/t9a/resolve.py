@@ -35,12 +35,12 @@ from .charge import (
     Placement,
     PlanFailure,
     make_context,
-    needed_distance,
     plan,
     round_facing,
 )
 from .combined import Member, plan_combined
 from .contact import contacts_between, engaged_with, models_in_contact
+from .distance import needed_distance
 from .geom import angle_of, gap
 from .moves import (
     FleeResult,
@@ -141,6 +141,19 @@ def reason(code: str, message: str, models: list[str] | None = None, witness: di
 # ----------------------------------------------------------------------------- phase
 
 
+def _needed_key(ctx: Context) -> tuple[Any, ...]:
+    """Everything ``needed_distance`` depends on: every unit as it stands (pose, size,
+    flags), the charger, the target and its facing, and the obstacles' roles."""
+    w = ctx.world
+    units = tuple(sorted((b.id, b.player, b.front, b.facing, b.files, b.models, b.bw, b.bd, b.round, b.flags,
+                          b.keywords) for b in w.blocks.values()))
+    fr = ctx.fr
+    return (units, tuple(t for t, _ in w.terrain), w.board, w.charge_spacing(), ctx.charger.id, ctx.target.id,
+            tuple((b.front, b.facing, b.files, b.models, b.bw, b.bd, b.round, b.keywords) for b in (ctx.charger, ctx.target)),
+            fr.name, float(fr.mid[0]), float(fr.mid[1]), float(fr.n[0]), float(fr.n[1]), fr.length,
+            ctx.allowed, ctx.touch_any, tuple((o.uid, o.cls, o.min_gap, o.strict) for o in ctx.obstacles))
+
+
 class Phase:
     def __init__(self, scen: Any, seed: int | None, clear_charges: bool = True, ruleset: T9ARuleset = T9A_2X):
         self.scen = scen
@@ -150,8 +163,11 @@ class Phase:
         self.seed = seed
         self.clear_charges = clear_charges
         #: needed distance (rounded) -> the proven lower bound under it, where the
-        #: distance came from the alternatives (``charge.needed_distance``)
+        #: distance came from the alternatives (``distance.needed_distance``)
         self._bounds: dict[float, float] = {}
+        #: needed distances already worked out, by everything they depend on (the
+        #: declaration and the move of one charger often ask on the same table)
+        self._needed_memo: dict[tuple[Any, ...], tuple[Any, float | None]] = {}
         self.decl: list[Declared] = []
         self.panic_passed: set[str] = set()
         self.shot: set[str] = set()
@@ -312,7 +328,12 @@ class Phase:
             if needed_distance(ctx) is None:
                 return None
             return max(0.0, gap(ctx.charger.shape(), ctx.target.shape()))
-        nd = needed_distance(ctx)
+        key = _needed_key(ctx)
+        if key in self._needed_memo:
+            nd, ctx.lower_bound = self._needed_memo[key]
+        else:
+            nd = needed_distance(ctx)
+            self._needed_memo[key] = (nd, ctx.lower_bound)
         if nd is not None and ctx.lower_bound is not None:
             self._bounds[round(nd[0], 9)] = ctx.lower_bound
         return None if nd is None else nd[0]

@@ -30,6 +30,12 @@ NEWTON_STEPS = 12
 CIRCLE_TOL = 1e-3
 
 
+#: a trigonometric polynomial whose coefficients are all below this is float noise
+#: (the coefficients are products of inch-scale lengths and unit sines; a meaningful
+#: one is never anywhere near this small)
+TINY = 1e-200
+
+
 class TP:
     __slots__ = ("c",)
 
@@ -104,7 +110,14 @@ class TP:
         g = self.trimmed()
         if g.K == 0:
             return []
-        z = np.roots(g.c[::-1])
+        big = float(np.max(np.abs(g.c)))
+        if big < TINY:
+            # every coefficient is float noise (inputs like a facing of 1e-311 degree
+            # give subnormal products): no isolated roots
+            return []
+        # the roots do not depend on the scale; normalising keeps the companion
+        # matrix well scaled
+        z = np.roots((g.c / big)[::-1])
         K = g.K
         cs = g.c.tolist()  # c_{-K} .. c_K
         ks = range(-K, K + 1)

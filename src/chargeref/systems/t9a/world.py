@@ -16,6 +16,8 @@ from .block import Block, block_from_unit
 from .geom import (
     Shape,
     gap,
+    gap_lower,
+    gap_ok,
     near,
     rot_pts,
     rot_sweep_extent,
@@ -248,8 +250,8 @@ class World:
                 for ob in obstacles:
                     if not near(sw, ob.shape, ob.min_gap + 10 * TOL):
                         continue
-                    g = gap(sw, ob.shape)
-                    if not ob.ok(g):
+                    fine, g = gap_ok(sw, ob.shape, ob.ok)
+                    if not fine:
                         return Blocked(ob.uid, ob.cls, i, g)
             else:
                 if st.kind == "wheel":
@@ -280,9 +282,14 @@ class World:
                         continue
                     # quick accept: no point moves more than reach * |ang| / 2 from
                     # the nearer of the start and end poses
-                    g0 = gap(sh, ob.shape)
-                    g1 = gap(end_sh, ob.shape)
-                    if ob.ok(min(g0, g1) - reach * abs(ang) / 2) and min(g0, g1) - reach * abs(ang) / 2 > ob.min_gap + TOL:
+                    def quick(g0: float, g1: float, ob: Obstacle = ob, slack: float = reach * abs(ang) / 2) -> bool:
+                        m = min(g0, g1) - slack
+                        return ob.ok(m) and m > ob.min_gap + TOL
+
+                    # lower bounds of the gaps first (separating axes), exact if needed
+                    if quick(gap_lower(sh, ob.shape), gap_lower(end_sh, ob.shape)):
+                        continue
+                    if quick(gap(sh, ob.shape), gap(end_sh, ob.shape)):
                         continue
                     g = rot_sweep_gap_v(sh, piv, ang, ob.shape)
                     if not ob.ok(g):
@@ -297,8 +304,8 @@ class World:
         for ob in obstacles:
             if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
                 continue
-            g = gap(sh, ob.shape)
-            if not ob.ok(g):
+            fine, g = gap_ok(sh, ob.shape, ob.ok)
+            if not fine:
                 return Blocked(ob.uid, ob.cls, i, g)
         return None
 

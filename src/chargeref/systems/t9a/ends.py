@@ -1,0 +1,78 @@
+"""Where a charger standing flush on the charged facing starts or stops being blocked.
+
+The end pose at offset ``s`` is one pose slid along the facing's axis, so the offsets
+where it starts or stops overlapping an obstacle are the ends of the interval of a
+translation's times of impact (both shapes are convex), and the board edge is a linear
+equation in ``s``: exact, no sampled offsets (see docs/t9a.md, "When something is in
+the way").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from ...geometry.shapes import TOL
+from .block import Block, Facing
+from .geom import Shape, near_interval
+from .reach import contact_range
+from .world import Obstacle
+
+
+def end_events(ch: Block, fr: Facing, obstacles: Iterable[Obstacle], target: str,
+               board: tuple[float, float] | None) -> list[float]:
+    """The end offsets where the charger standing flush on the facing starts or stops
+    overlapping (or, for an obstacle it may not touch, touching) an obstacle, or
+    leaves the board: exact (the end pose only slides along the facing, so each is a
+    time of impact of a translation, or a linear equation for the board edge)."""
+    lo, hi = contact_range(ch, fr)
+    if hi - lo <= 1e-12:
+        return []
+    start = ch.at(fr.pt(lo), fr.psi).shape()
+    t = np.asarray(fr.t, float)
+    out: list[float] = []
+    for ob in obstacles:
+        if ob.uid == target:
+            continue
+        # a strict obstacle must be left more than its gap (plus the tolerance)
+        margin = ob.min_gap + (2 * TOL if ob.strict else 0.0)
+        iv = _slide_interval(start, t, ob.shape, margin, hi - lo)
+        if iv is not None:
+            out += [lo + iv[0], lo + iv[1]]
+    if board is not None:
+        W, D = board
+        pts = start.points()
+        r = start.r if start.kind != "poly" else 0.0
+        for v in pts:
+            for c, lims in ((0, (r, W - r)), (1, (r, D - r))):
+                if abs(t[c]) > 1e-15:
+                    for lim in lims:
+                        k = (lim - float(v[c])) / float(t[c])
+                        if 0.0 <= k <= hi - lo:
+                            out.append(lo + k)
+    return out
+
+
+def _slide_interval(A: Shape, t: np.ndarray, B: Shape, margin: float, kmax: float) -> tuple[float, float] | None:
+    """The k in [0, kmax] where A moved by k t is within ``margin`` of B (an interval:
+    both are convex)."""
+    if A.kind == "poly":
+        return near_interval(A, t, B, margin, kmax)
+    if B.kind == "poly":
+        return near_interval(B, -t, A, margin, kmax)
+    # two round shapes (discs): |c + k t - b| = rA + rB + margin, a quadratic
+    assert A.a is not None and B.a is not None and B.b is not None
+    if not B.is_disc:
+        return None  # no such obstacle is built (round units are discs)
+    R = A.r + B.r + margin
+    d = A.a - B.a
+    bq = float(d @ t)
+    cq = float(d @ d) - R * R
+    disc = bq * bq - cq
+    if disc < 0:
+        return None
+    r = math.sqrt(disc)
+    k0, k1 = max(0.0, -bq - r), min(kmax, -bq + r)
+    return (k0, k1) if k0 <= k1 else None
