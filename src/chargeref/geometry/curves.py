@@ -37,7 +37,7 @@ from .shapes import (
     core_signed_distance,
     polygon_point_signed_distance,
 )
-from .smooth import FLAT_SNAP, SmoothBody, c_obstacle_body
+from .smooth import FLAT_SNAP, SmoothBody, c_obstacle_body, shared_normals
 from .tangents import Piece
 
 #: below this height of the tangent triangle over its chord a piece is not halved again
@@ -203,6 +203,35 @@ def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
     return m
 
 
+def _unshared(body: SmoothBody, Q: SmoothBody | None, lo: float, span: float) -> list[tuple[float, float]]:
+    """The normal intervals of [lo, lo + span] left to judge against ``Q``: where the
+    two boundaries coincide (same ellipses and disc, same supporting corner: an oval
+    against two parts of one hull base or wall) the piece lies on ``Q``'s boundary and
+    cannot enter it, so those normals are taken out."""
+    if Q is None:
+        return [(lo, span)]
+    sh = shared_normals(body, Q)
+    if not sh:
+        return [(lo, span)]
+    out = []
+    cur = lo
+    end = lo + span
+    # the shared intervals, unrolled round the circle from lo
+    iv = []
+    for a, b in sh:
+        for k in (-1, 0, 1, 2):
+            iv.append((a + k * _TWO_PI, b + k * _TWO_PI))
+    for a, b in sorted(iv):
+        if b <= cur or a >= end:
+            continue
+        if a > cur:
+            out.append((cur, a - cur))
+        cur = max(cur, b)
+    if cur < end:
+        out.append((cur, end - cur))
+    return out
+
+
 #: most tangent triangles judged for one (piece, C-obstacle) pair before giving up
 MAX_TRIANGLES = 24
 
@@ -213,7 +242,7 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
     C-obstacle ``q`` deeper than ``tol``? 1 yes, 0 no, -1 undecided after ``max_tri``
     triangles (the caller must treat it as possibly blocked). (See the module
     docstring.)"""
-    stack = [(lo, span)]
+    stack = _unshared(body, _body_of(cs, q) if not cs.exact[q] else None, lo, span)
     cq, rq = cs.centre[q], float(cs.radius[q])
     n_tri = 0
     while stack:
