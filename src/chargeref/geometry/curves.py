@@ -192,6 +192,24 @@ def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
     return float(convex_signed_distance(Sum((ConvexPolygon(tuple(map(tuple, tri))), cs.b[q])), cs.O[q]))
 
 
+def segment_clear(cs: _CSet, q: int, a: np.ndarray, b: np.ndarray, tol: float = TOL) -> bool | None:
+    """Does the segment a-b stay out of C-obstacle q (no point deeper than tol)? For an
+    oval-involved q with a disc radius of at least tol: the segment enters deeper than
+    tol exactly when it meets q shrunk by tol, i.e. when the origin lies in
+    ``(q ⊖ tol) ⊕ (−segment)``, a smooth body (GJK on support points, exact to ~1e-12
+    of the unit). Otherwise the decision-grade segment distance of the C-set
+    (``None`` never: kept for callers that treat it as undecided)."""
+    if cs.exact[q] or _eroded(cs, q, tol) is None:
+        return bool(cs.sd_pairs(np.asarray(a, float)[None], np.asarray(b, float)[None], np.asarray([q]), tol=tol)[0] >= -tol)
+    E = _eroded(cs, q, tol)
+    assert E is not None
+    V = np.asarray(E.core, dtype=float).reshape(-1, 2)
+    seg = np.asarray([a, b], dtype=float)
+    core = (V[:, None, :] - seg[None, :, :]).reshape(-1, 2)
+    D = SmoothBody(E.ellipses, tuple((float(x), float(y)) for x, y in core), E.grow)
+    return D.nearest_normal((0.0, 0.0)) is not None
+
+
 def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
     """The middle normal, moved off a flat side's normal (a flat must stay inside one
     half, never at the seam)."""
@@ -323,4 +341,5 @@ __all__ = [
     "curve_points",
     "make_curve",
     "own_obstacles",
+    "segment_clear",
 ]

@@ -343,6 +343,8 @@ class CostField:
         self._smooth: dict[int, SmoothBody] = {}
         self._sg_cache: dict[frozenset[int], SmoothGraph] = {}
         self._start_tangents: dict[int, tuple[float, float] | None] = {}
+        #: why a goal's cost or path of the last query is not proven least (goal index)
+        self.last_reason: dict[int, str] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -427,7 +429,7 @@ class CostField:
         if not np.isfinite(c[0]) or how[0] is None:
             return None
         pieces, exact = how[0]
-        return _piece_result(self.ctx.cs, pieces, exact, self.start)
+        return _piece_result(self.ctx.cs, pieces, exact, self.start, "" if exact else self.last_reason.get(0, ""))
 
     # -- internals ----------------------------------------------------------------------
     _DIRECT = -2
@@ -560,6 +562,7 @@ class CostField:
         cs = self.ctx.cs
         gr = self.graph
         G = len(goals)
+        self.last_reason = {}
         how: list[list[np.ndarray] | None] = [None] * G
         best = np.full(G, np.inf)
         who = np.full(G, -1)
@@ -615,6 +618,7 @@ class CostField:
                 else:
                     # the exact construction found nothing better: keep the polyline
                     exact[g] = False
+                    self.last_reason[g] = "the exact construction found no path as short as the graph's polyline"
                     pieces[g] = _line_pieces(_dedupe(polys[g]))
         cost = np.where(best <= self.limit, best, np.inf)
         self.last_exact = exact
@@ -683,6 +687,7 @@ class CostField:
         )
         checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
         eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
+        eg._oval_checker = checker  # type: ignore[attr-defined]
         if len(key) <= self.UNION_MAX and key >= self._eg_key:
             self._eg, self._eg_key = eg, key
         else:
@@ -742,6 +747,10 @@ class CostField:
         a0 = np.where(sig[k] > 0, n1[k], n2[k])
         # the arc runs on its own C-obstacle's boundary: judge it against the others only
         b3o, c3o = chk.arcs_skipping(c[k], rho[k], a0, phi[k], q[k])
+        if chk.unsure:
+            # an arc's clearance from an oval stayed undecided (counted as blocked): the
+            # closed form may have been refused wrongly, so no result here is proven
+            self._around_unsure = True
         cost = length[k] + c1 + c2 + c3o
         fine = ~(b1 | b2 | b3o)
         for j in np.flatnonzero(fine):
@@ -793,6 +802,7 @@ class CostField:
                 pq = [q for k in near.values() for q in k]
                 if pg:
                     one = list(near)
+                    self._around_unsure = False
                     fc, fp = self._around_one(goals, pg, pq, want_paths)
                     for g in one:
                         if g in fc and fc[g] <= float(graph_cost[g]) + 1e-9:
@@ -820,6 +830,10 @@ class CostField:
             for g in [g for g, k in near.items() if any(not cs.exact[q] for q in k)]:
                 key = near[g]
                 if len(key) > self.SMOOTH_MAX:
+                    self.last_reason[g] = (
+                        f"{len(key)} obstacles near the route, one with an oval: more than the "
+                        f"{self.SMOOTH_MAX} the exact oval tangent graph takes"
+                    )
                     continue  # kept bounded: beyond this the circle graph's stand-in
                 sg = smooth_graph_for(self, key)
                 c, pieces = sg.join(goals[g])
@@ -827,8 +841,12 @@ class CostField:
                     rc[g], rx[g] = float(c), bool(sg.complete)
                     if sg.complete:
                         smooth.add(g)
+                    else:
+                        self.last_reason[g] = sg.why
                     if want_paths:
                         rp[g] = pieces
+                elif not sg.complete:
+                    self.last_reason[g] = sg.why
             near = {g: k for g, k in near.items() if g not in rc}
             # a tangent graph over the C-obstacles these goals need: one for all of
             # them (grown over later queries) while that stays small, else one per
@@ -849,15 +867,30 @@ class CostField:
                         if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
                             rc[g] = float(c[k])
                             rx[g] = bool(all(cs.exact[q] for q in near[g]))
+                            if not rx[g]:
+                                self.last_reason.setdefault(
+                                    g, "an oval-involved obstacle near the route was taken as its circumscribed polygon")
+                            if eg._oval_checker.unsure:
+                                rx[g] = False
+                                self.last_reason.setdefault(
+                                    g, "an arc's clearance from an oval-involved obstacle stayed undecided")
                             if want_paths:
                                 rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
+        if getattr(self, "_around_unsure", False):
+            for g in rc:
+                if rx[g]:
+                    rx[g] = False
+                    self.last_reason[g] = "an arc's clearance from an oval-involved obstacle stayed undecided"
         for g in rc:
             if want_paths and g in rp and g not in smooth:
                 # an ellipse-involved obstacle near the final path was judged by its
                 # circumscribed stand-in: the path is valid but maybe not the shortest
-                if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
-                    rx[g] = False
+                if rx[g]:
+                    why = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g])
+                    if why:
+                        rx[g] = False
+                        self.last_reason[g] = why
         return rc, rp, rx
 
 __all__ = [

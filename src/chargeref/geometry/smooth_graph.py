@@ -282,6 +282,8 @@ class SmoothGraph:
         self.local = [int(q) for q in local]
         self.K: list[SmoothBody] = [bodies[q] for q in self.local]
         self.complete = True
+        #: why the graph is not proven complete ("" while it is)
+        self.why = ""
         self.nodes: list[tuple[int, float, int]] = []
         self.index: dict[tuple[int, float, int], int] = {}
         lines: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (from node, to node, A, B)
@@ -295,6 +297,9 @@ class SmoothGraph:
         for i, Ki in enumerate(self.K):
             for j in range(i + 1, len(self.K)):
                 tl, ok = common_tangents(Ki, self.K[j])
+                if not ok and self.complete:
+                    self.why = ("the common tangents of two obstacles near the route are not proven "
+                                "complete (their boundaries touch without crossing)")
                 self.complete &= ok
                 for p1, o1, p2, o2 in tl:
                     a, b = Ki.point(p1, -o1), self.K[j].point(p2, o2)
@@ -343,6 +348,8 @@ class SmoothGraph:
         unsure: list[int] = []
         hits = curve_hits(self.cs, self.qs, cur, skip={self.local[k]}, unsure=unsure)
         if unsure:
+            if self.complete:
+                self.why = "a boundary piece round an oval stays undecided against another obstacle"
             self.complete = False
         cost = cur.length
         for q in hits:
