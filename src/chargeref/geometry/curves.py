@@ -168,10 +168,14 @@ def _point_pen(cs: _CSet, q: int, x: np.ndarray, tol: float) -> bool:
     return bool(cs.sd_pairs(P, P, np.asarray([q]), tol=tol)[0] < -tol)
 
 
-def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
+def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float, normals: tuple[float, ...] = ()) -> float | None:
     """A lower bound of sd(triangle, C-obstacle q) when it proves the triangle is at
     least −tol away (a value >= −tol), else a value below −tol (the signed distance)
-    or None (entered deeper than tol, depth unknown)."""
+    or None (entered deeper than tol, depth unknown). ``normals``: directions worth
+    trying when the triangle meets q (the piece's end normals): with ``D = q ⊕
+    (−triangle)`` holding the origin, the penetration depth is ``min_φ h_D(φ)``, so
+    one normal with ``h_D(φ) <= tol`` proves the triangle enters q by at most tol
+    (a piece that starts touching q along a shared support line)."""
     if cs.exact[q]:
         return core_signed_distance(np.asarray(tri, dtype=float), cs.core[q]) - float(cs.rho[q])
     E = _eroded(cs, q, tol)
@@ -188,7 +192,12 @@ def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
         core = (V[:, None, :] - np.asarray(tri, dtype=float)[None, :, :]).reshape(-1, 2)
         D = SmoothBody(Q.ellipses, tuple((float(a), float(b)) for a, b in core), Q.grow)
         nn = D.nearest_normal((0.0, 0.0))
-        return nn[1] if nn is not None else None
+        if nn is not None:
+            return nn[1]
+        for phi in normals:
+            if D.h(phi) <= tol:
+                return -tol
+        return None
     return float(convex_signed_distance(Sum((ConvexPolygon(tuple(map(tuple, tri))), cs.b[q])), cs.O[q]))
 
 
@@ -219,6 +228,32 @@ def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
         if abs(d) <= 10 * FLAT_SNAP:
             return m + (span / 8 if d >= 0 else -span / 8)
     return m
+
+
+def _cut_flats(body: SmoothBody, lo: float, span: float) -> tuple[list[tuple[float, float]], list[tuple[np.ndarray, np.ndarray]]]:
+    """The piece's normal interval cut at the flat sides inside it, and those flat
+    sides as segments (judged as straight pieces, exactly). A flat side whose normal
+    is within 10·FLAT_SNAP of an end of the interval is not part of the piece (it
+    belongs to the straight piece beside it): the end moves onto its normal, so the
+    piece starts at the flat's far end (not at a corner it may share with another
+    body, which no tangent triangle could ever clear)."""
+    end = lo + span
+    cuts = []
+    flats = []
+    for n, _ in body.flats():
+        off = (n - lo) % _TWO_PI
+        if off > _TWO_PI - 10 * FLAT_SNAP:
+            off -= _TWO_PI
+        if abs(off) <= 10 * FLAT_SNAP:
+            lo = lo + off
+        elif abs(off - span) <= 10 * FLAT_SNAP:
+            end = lo + off if abs(lo + off - end) <= 10 * FLAT_SNAP else end
+        elif 0 < off < span:
+            cuts.append(lo + off)
+    pts = [lo] + sorted(c for c in cuts if lo < c < end) + [end]
+    for c in pts[1:-1]:
+        flats.append((body.point(c, -1), body.point(c, 1)))
+    return [(a, b - a) for a, b in zip(pts[:-1], pts[1:], strict=True) if b > a], flats
 
 
 def _unshared(body: SmoothBody, Q: SmoothBody | None, lo: float, span: float) -> list[tuple[float, float]]:
@@ -260,7 +295,12 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
     C-obstacle ``q`` deeper than ``tol``? 1 yes, 0 no, -1 undecided after ``max_tri``
     triangles (the caller must treat it as possibly blocked). (See the module
     docstring.)"""
-    stack = _unshared(body, _body_of(cs, q) if not cs.exact[q] else None, lo, span)
+    parts, flats = _cut_flats(body, lo, span)
+    for a, b in flats:
+        if not segment_clear(cs, q, a, b, tol):
+            return 1
+    Q = _body_of(cs, q) if not cs.exact[q] else None
+    stack = [iv for l0, s0 in parts for iv in _unshared(body, Q, l0, s0)]
     cq, rq = cs.centre[q], float(cs.radius[q])
     n_tri = 0
     while stack:
@@ -297,7 +337,7 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
             if sdc < -tol - height:
                 return 1
             continue
-        sd = _tri_state(cs, q, tri, tol)
+        sd = _tri_state(cs, q, tri, tol, (l0, l0 + s))
         if sd is not None and sd >= -tol:
             continue
         m = _split_normal(body, l0, s)

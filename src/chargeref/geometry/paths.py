@@ -789,9 +789,11 @@ class CostField:
         eps = self.slack / (4.0 * math.pi + 1.0)
         todo = dict(polys)
         smooth: set[int] = set()  # solved round one smooth C-obstacle: exact as built
-        for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
+        last_margin = 40.0 * eps + 0.05
+        for margin in (4.0 * eps + 1e-3, last_margin):
             if not todo:
                 break
+            defer: set[int] = set()
             near = self._near(todo, margin)
             if margin == 4.0 * eps + 1e-3:
                 # most goals wrap a single round C-obstacle: the closed form round each
@@ -847,7 +849,11 @@ class CostField:
                         rp[g] = pieces
                 elif not sg.complete:
                     self.last_reason[g] = sg.why
-            near = {g: k for g, k in near.items() if g not in rc}
+                elif pieces is None and margin < last_margin:
+                    # no path round these alone: another obstacle is in the way; try
+                    # the wider margin before the circumscribed polygons
+                    defer.add(g)
+            near = {g: k for g, k in near.items() if g not in rc and g not in defer}
             # a tangent graph over the C-obstacles these goals need: one for all of
             # them (grown over later queries) while that stays small, else one per
             # distinct set, so that no graph grows with the table

@@ -137,9 +137,10 @@ def _core_outer_roots(K1: SmoothBody, K2: SmoothBody) -> list[float]:
             continue
         base = math.atan2(d[1], d[0])
         for r in (base + math.pi / 2, base - math.pi / 2):
-            r = a + (r - a) % _TWO_PI
-            if r <= b:
-                out.append(r)
+            # on [a, b], ends included (a root on an edge normal lies on both sides)
+            r = a - 1e-12 + (r - a + 1e-12) % _TWO_PI
+            if r <= b + 1e-12:
+                out.append(min(max(r, a), b))
     out = sorted(x % _TWO_PI for x in out)
     ded: list[float] = []
     for r in out:
@@ -337,7 +338,10 @@ class SmoothGraph:
         if n is None:
             n = len(self.nodes)
             self.index[key] = n
-            self.nodes.append(key)
+            # the node is keyed by the rounded normal, but its pieces use the normal as
+            # found (snapped onto a flat side's normal): a rounded normal a few 1e-12
+            # off a flat side's would pick the wrong end of that side
+            self.nodes.append((k, self.K[k].snap(phi % _TWO_PI), o))
         return n
 
     def _curve(self, k: int, pa: float, pb: float, o: int) -> tuple[Piece, float] | None:
