@@ -92,12 +92,13 @@ such C-obstacle the path is built in closed form (``smooth_paths.around_smooth``
 piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
 smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
 record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
-than ``SMOOTH_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
-tangents could not be bracketed, a base of several parts, a boundary piece whose
-clearance stays undecided) do ovals enter the circle tangent graph as their
-circumscribed polygons (corners as circles of radius 0), which keeps the path valid but
-maybe a little long; such a path, and any path that passes within an oval-involved
-C-obstacle's bounding circle, is reported with ``exact = False``.
+than ``SMOOTH_MAX`` C-obstacles near the route, two C-obstacles that touch without
+crossing, a boundary piece or an arc whose clearance stays undecided) do ovals enter
+the circle tangent graph as their circumscribed polygons (corners as circles of
+radius 0), which keeps the path valid but maybe a little long; such a path is reported
+with ``exact = False`` and ``PathResult.reason`` says why. Arcs and lines near an
+oval-involved C-obstacle are judged exactly (the polygon only screens; see
+``measure._Checker`` and ``curves.segment_clear``).
 
 Near-optimality of the graph (stage one)
 ----------------------------------------
