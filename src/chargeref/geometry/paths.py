@@ -790,6 +790,7 @@ class CostField:
         eps = self.slack / (4.0 * math.pi + 1.0)
         todo = dict(polys)
         smooth: set[int] = set()  # solved round one smooth C-obstacle: exact as built
+        self._around_unsure = False
         last_margin = 40.0 * eps + 0.05
         for margin in (4.0 * eps + 1e-3, last_margin):
             if not todo:
@@ -884,7 +885,7 @@ class CostField:
                             if want_paths:
                                 rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
-        if getattr(self, "_around_unsure", False):
+        if self._around_unsure:
             for g in rc:
                 if rx[g]:
                     rx[g] = False
