@@ -83,7 +83,7 @@ class PathResult:
     ``exact`` is False when a stand-in decided the path: the circumscribed polygon of
     an oval-involved obstacle, or the graph polyline when the exact construction found
     nothing as short; the length is then that of a valid path, possibly longer than
-    the shortest."""
+    the shortest; ``reason`` then says which case it was (empty when exact)."""
 
     cost: float
     length: float
@@ -92,6 +92,7 @@ class PathResult:
     crossed: tuple[str, ...]
     segments: tuple[dict, ...] = ()
     exact: bool = True
+    reason: str = ""
 
 
 # ----------------------------------------------------------------------------------

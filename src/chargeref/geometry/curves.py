@@ -37,7 +37,7 @@ from .shapes import (
     core_signed_distance,
     polygon_point_signed_distance,
 )
-from .smooth import FLAT_SNAP, SmoothBody, c_obstacle_body
+from .smooth import FLAT_SNAP, SmoothBody, c_obstacle_body, shared_normals
 from .tangents import Piece
 
 #: below this height of the tangent triangle over its chord a piece is not halved again
@@ -168,10 +168,14 @@ def _point_pen(cs: _CSet, q: int, x: np.ndarray, tol: float) -> bool:
     return bool(cs.sd_pairs(P, P, np.asarray([q]), tol=tol)[0] < -tol)
 
 
-def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
+def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float, normals: tuple[float, ...] = ()) -> float | None:
     """A lower bound of sd(triangle, C-obstacle q) when it proves the triangle is at
     least −tol away (a value >= −tol), else a value below −tol (the signed distance)
-    or None (entered deeper than tol, depth unknown)."""
+    or None (entered deeper than tol, depth unknown). ``normals``: directions worth
+    trying when the triangle meets q (the piece's end normals): with ``D = q ⊕
+    (−triangle)`` holding the origin, the penetration depth is ``min_φ h_D(φ)``, so
+    one normal with ``h_D(φ) <= tol`` proves the triangle enters q by at most tol
+    (a piece that starts touching q along a shared support line)."""
     if cs.exact[q]:
         return core_signed_distance(np.asarray(tri, dtype=float), cs.core[q]) - float(cs.rho[q])
     E = _eroded(cs, q, tol)
@@ -188,8 +192,31 @@ def _tri_state(cs: _CSet, q: int, tri: np.ndarray, tol: float) -> float | None:
         core = (V[:, None, :] - np.asarray(tri, dtype=float)[None, :, :]).reshape(-1, 2)
         D = SmoothBody(Q.ellipses, tuple((float(a), float(b)) for a, b in core), Q.grow)
         nn = D.nearest_normal((0.0, 0.0))
-        return nn[1] if nn is not None else None
+        if nn is not None:
+            return nn[1]
+        for phi in normals:
+            if D.h(phi) <= tol:
+                return -tol
+        return None
     return float(convex_signed_distance(Sum((ConvexPolygon(tuple(map(tuple, tri))), cs.b[q])), cs.O[q]))
+
+
+def segment_clear(cs: _CSet, q: int, a: np.ndarray, b: np.ndarray, tol: float = TOL) -> bool | None:
+    """Does the segment a-b stay out of C-obstacle q (no point deeper than tol)? For an
+    oval-involved q with a disc radius of at least tol: the segment enters deeper than
+    tol exactly when it meets q shrunk by tol, i.e. when the origin lies in
+    ``(q ⊖ tol) ⊕ (−segment)``, a smooth body (GJK on support points, exact to ~1e-12
+    of the unit). Otherwise the decision-grade segment distance of the C-set
+    (``None`` never: kept for callers that treat it as undecided)."""
+    if cs.exact[q] or _eroded(cs, q, tol) is None:
+        return bool(cs.sd_pairs(np.asarray(a, float)[None], np.asarray(b, float)[None], np.asarray([q]), tol=tol)[0] >= -tol)
+    E = _eroded(cs, q, tol)
+    assert E is not None
+    V = np.asarray(E.core, dtype=float).reshape(-1, 2)
+    seg = np.asarray([a, b], dtype=float)
+    core = (V[:, None, :] - seg[None, :, :]).reshape(-1, 2)
+    D = SmoothBody(E.ellipses, tuple((float(x), float(y)) for x, y in core), E.grow)
+    return D.nearest_normal((0.0, 0.0)) is not None
 
 
 def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
@@ -203,6 +230,61 @@ def _split_normal(body: SmoothBody, lo: float, span: float) -> float:
     return m
 
 
+def _cut_flats(body: SmoothBody, lo: float, span: float) -> tuple[list[tuple[float, float]], list[tuple[np.ndarray, np.ndarray]]]:
+    """The piece's normal interval cut at the flat sides inside it, and those flat
+    sides as segments (judged as straight pieces, exactly). A flat side whose normal
+    is within 10·FLAT_SNAP of an end of the interval is not part of the piece (it
+    belongs to the straight piece beside it): the end moves onto its normal, so the
+    piece starts at the flat's far end (not at a corner it may share with another
+    body, which no tangent triangle could ever clear)."""
+    end = lo + span
+    cuts = []
+    flats = []
+    for n, _ in body.flats():
+        off = (n - lo) % _TWO_PI
+        if off > _TWO_PI - 10 * FLAT_SNAP:
+            off -= _TWO_PI
+        if abs(off) <= 10 * FLAT_SNAP:
+            lo = lo + off
+        elif abs(off - span) <= 10 * FLAT_SNAP:
+            end = lo + off if abs(lo + off - end) <= 10 * FLAT_SNAP else end
+        elif 0 < off < span:
+            cuts.append(lo + off)
+    pts = [lo] + sorted(c for c in cuts if lo < c < end) + [end]
+    for c in pts[1:-1]:
+        flats.append((body.point(c, -1), body.point(c, 1)))
+    return [(a, b - a) for a, b in zip(pts[:-1], pts[1:], strict=True) if b > a], flats
+
+
+def _unshared(body: SmoothBody, Q: SmoothBody | None, lo: float, span: float) -> list[tuple[float, float]]:
+    """The normal intervals of [lo, lo + span] left to judge against ``Q``: where the
+    two boundaries coincide (same ellipses and disc, same supporting corner: an oval
+    against two parts of one hull base or wall) the piece lies on ``Q``'s boundary and
+    cannot enter it, so those normals are taken out."""
+    if Q is None:
+        return [(lo, span)]
+    sh = shared_normals(body, Q)
+    if not sh:
+        return [(lo, span)]
+    out = []
+    cur = lo
+    end = lo + span
+    # the shared intervals, unrolled round the circle from lo
+    iv = []
+    for a, b in sh:
+        for k in (-1, 0, 1, 2):
+            iv.append((a + k * _TWO_PI, b + k * _TWO_PI))
+    for a, b in sorted(iv):
+        if b <= cur or a >= end:
+            continue
+        if a > cur:
+            out.append((cur, a - cur))
+        cur = max(cur, b)
+    if cur < end:
+        out.append((cur, end - cur))
+    return out
+
+
 #: most tangent triangles judged for one (piece, C-obstacle) pair before giving up
 MAX_TRIANGLES = 24
 
@@ -213,7 +295,12 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
     C-obstacle ``q`` deeper than ``tol``? 1 yes, 0 no, -1 undecided after ``max_tri``
     triangles (the caller must treat it as possibly blocked). (See the module
     docstring.)"""
-    stack = [(lo, span)]
+    parts, flats = _cut_flats(body, lo, span)
+    for a, b in flats:
+        if not segment_clear(cs, q, a, b, tol):
+            return 1
+    Q = _body_of(cs, q) if not cs.exact[q] else None
+    stack = [iv for l0, s0 in parts for iv in _unshared(body, Q, l0, s0)]
     cq, rq = cs.centre[q], float(cs.radius[q])
     n_tri = 0
     while stack:
@@ -250,7 +337,7 @@ def curve_penetrates(cs: _CSet, q: int, body: SmoothBody, lo: float, span: float
             if sdc < -tol - height:
                 return 1
             continue
-        sd = _tri_state(cs, q, tri, tol)
+        sd = _tri_state(cs, q, tri, tol, (l0, l0 + s))
         if sd is not None and sd >= -tol:
             continue
         m = _split_normal(body, l0, s)
@@ -294,4 +381,5 @@ __all__ = [
     "curve_points",
     "make_curve",
     "own_obstacles",
+    "segment_clear",
 ]

@@ -20,12 +20,20 @@ from .cspace import (
     _seg_point_d2_matrix,
     _unique_pairs,
 )
-from .curves import curve_box_ok, curve_from_dict, curve_hits, curve_points
+from .curves import (
+    curve_box_ok,
+    curve_from_dict,
+    curve_hits,
+    curve_penetrates,
+    curve_points,
+    segment_clear,
+)
 from .shapes import (
     TOL,
     Convex,
     Footprint,
 )
+from .smooth import SmoothBody
 from .tangents import Piece, arc_box_ok, arc_sd_core
 
 # ----------------------------------------------------------------------------------
@@ -61,7 +69,7 @@ def _line_pieces(P: np.ndarray) -> list[Piece]:
     ]
 
 
-def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray) -> PathResult:
+def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray, reason: str = "") -> PathResult:
     """A path made of pieces, measured: its length is the sum of the pieces' exact
     lengths; each piece that enters a soft barrier deeper than TOL pays its cost once."""
     s = (float(start[0]), float(start[1]))
@@ -99,6 +107,7 @@ def _piece_result(cs: _CSet, pieces: list[Piece], exact: bool, start: np.ndarray
         tuple(crossed),
         tuple(p.as_dict() for p in pieces),
         exact,
+        "" if exact else reason,
     )
 
 
@@ -114,6 +123,8 @@ class _Checker:
         self.qs = np.asarray(qs, dtype=int)
         self.box = box
         self.local = np.asarray(local, dtype=int)
+        #: set when an arc's clearance from an oval-involved C-obstacle stayed undecided
+        self.unsure = False
 
     def segments(self, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         blocked, climb, _, _ = self.cs.assess(A, B, self.qs)
@@ -140,7 +151,11 @@ class _Checker:
     def _pen(
         self, c: np.ndarray, r: np.ndarray, a0: np.ndarray, sp: np.ndarray, skip: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(arc, C-obstacle) pairs where the arc penetrates deeper than TOL."""
+        """(arc, C-obstacle) pairs where the arc penetrates deeper than TOL. Against an
+        oval-involved C-obstacle the circumscribed polygon only screens: an arc that
+        enters it is judged exactly (:func:`curves.curve_penetrates` on the arc as the
+        boundary of a disc body); a pair that stays undecided counts as penetrated and
+        sets ``unsure``."""
         cs = self.cs
         i, q = self._pairs(c, r)
         keep = q != skip[i]
@@ -150,6 +165,14 @@ class _Checker:
             k = i[q == qq]
             rho = float(cs.rho[qq]) if cs.exact[qq] else 0.0
             hit = arc_sd_core(c[k], r[k], a0[k], sp[k], cs.core[qq], rho)
+            if not cs.exact[qq] and hit.any():
+                for j in np.flatnonzero(hit):
+                    kk = int(k[j])
+                    disc = SmoothBody((), ((float(c[kk, 0]), float(c[kk, 1])),), float(r[kk]))
+                    v = curve_penetrates(cs, int(qq), disc, float(a0[kk]), float(sp[kk]))
+                    if v < 0:
+                        self.unsure = True
+                    hit[j] = v != 0
             pi_.append(k[hit])
             pq.append(np.full(int(hit.sum()), qq))
         if not pi_:
@@ -191,25 +214,36 @@ class _Checker:
         # the arc runs on the boundary of the C-obstacle it wraps: sd = 0 there
         return {int(self.cs.bar[q]) for q in pq}
 
-    def exact_near(self, pieces: list[Piece]) -> bool:
-        """No oval-involved C-obstacle comes near any piece (within its bounding circle)."""
+    def exact_near(self, pieces: list[Piece]) -> str:
+        """Why the pieces' clearance from the oval-involved C-obstacles is not proven
+        ("" when it is): each line is judged against each such C-obstacle within reach
+        by :func:`curves.segment_clear` (the origin outside ``(Q ⊖ TOL) ⊕ (−segment)``,
+        a GJK test on smooth bodies), each arc by :func:`curves.curve_penetrates`;
+        curve pieces are exact by construction."""
         cs = self.cs
         inex = np.flatnonzero(~cs.exact)
         if len(inex) == 0:
-            return True
+            return ""
         for p in pieces:
             if p.kind == "line":
                 d2 = _seg_point_d2_matrix(np.asarray([p.a]), np.asarray([p.b]), cs.centre[inex])[0]
-                if (d2 <= (cs.radius[inex] + TOL) ** 2).any():
-                    return False
-            elif p.kind == "curve":
-                continue  # exact by construction (geometry.curves)
-            else:
-                c, r, _, _ = _arc_params(p)
+                for q in inex[d2 <= (cs.radius[inex] + TOL) ** 2]:
+                    v = segment_clear(cs, int(q), np.asarray(p.a), np.asarray(p.b))
+                    if v is None:
+                        return "a straight piece passes an oval-involved obstacle whose clearance is not decided exactly"
+                    if not v:
+                        return "a straight piece enters an oval-involved obstacle (exact clearance below -TOL)"
+            elif p.kind == "arc":
+                c, r, a0, sp = _arc_params(p)
                 d = np.hypot(*(cs.centre[inex] - c[0]).T)
-                if (d <= cs.radius[inex] + r[0] + TOL).any():
-                    return False
-        return True
+                for q in inex[d <= cs.radius[inex] + r[0] + TOL]:
+                    disc = SmoothBody((), ((float(c[0, 0]), float(c[0, 1])),), float(r[0]))
+                    v = curve_penetrates(cs, int(q), disc, float(a0[0]), float(sp[0]))
+                    if v < 0:
+                        return "an arc passes an oval-involved obstacle and its clearance stays undecided"
+                    if v > 0:
+                        return "an arc enters an oval-involved obstacle"
+        return ""
 
 
 #: Largest gap (scenario unit) between an arc and the chords that stand for it in

@@ -92,12 +92,13 @@ such C-obstacle the path is built in closed form (``smooth_paths.around_smooth``
 piece, tangent, by ``geometry/smooth.py``); near several, by the tangent graph of
 smooth bodies (``geometry/smooth_graph.py``); both are exact (``exact = True``) and
 record the boundary piece as a ``"curve"`` segment. Only when neither applies (more
-than ``SMOOTH_MAX`` C-obstacles near the route, or overlapping oval C-obstacles whose
-tangents could not be bracketed, a base of several parts, a boundary piece whose
-clearance stays undecided) do ovals enter the circle tangent graph as their
-circumscribed polygons (corners as circles of radius 0), which keeps the path valid but
-maybe a little long; such a path, and any path that passes within an oval-involved
-C-obstacle's bounding circle, is reported with ``exact = False``.
+than ``SMOOTH_MAX`` C-obstacles near the route, two C-obstacles that touch without
+crossing, a boundary piece or an arc whose clearance stays undecided) do ovals enter
+the circle tangent graph as their circumscribed polygons (corners as circles of
+radius 0), which keeps the path valid but maybe a little long; such a path is reported
+with ``exact = False`` and ``PathResult.reason`` says why. Arcs and lines near an
+oval-involved C-obstacle are judged exactly (the polygon only screens; see
+``measure._Checker`` and ``curves.segment_clear``).
 
 Near-optimality of the graph (stage one)
 ----------------------------------------
@@ -343,6 +344,8 @@ class CostField:
         self._smooth: dict[int, SmoothBody] = {}
         self._sg_cache: dict[frozenset[int], SmoothGraph] = {}
         self._start_tangents: dict[int, tuple[float, float] | None] = {}
+        #: why a goal's cost or path of the last query is not proven least (goal index)
+        self.last_reason: dict[int, str] = {}
         cs = ctx.cs
         gr = graph
         s = np.asarray(base.center, dtype=float)
@@ -427,7 +430,7 @@ class CostField:
         if not np.isfinite(c[0]) or how[0] is None:
             return None
         pieces, exact = how[0]
-        return _piece_result(self.ctx.cs, pieces, exact, self.start)
+        return _piece_result(self.ctx.cs, pieces, exact, self.start, "" if exact else self.last_reason.get(0, ""))
 
     # -- internals ----------------------------------------------------------------------
     _DIRECT = -2
@@ -560,6 +563,7 @@ class CostField:
         cs = self.ctx.cs
         gr = self.graph
         G = len(goals)
+        self.last_reason = {}
         how: list[list[np.ndarray] | None] = [None] * G
         best = np.full(G, np.inf)
         who = np.full(G, -1)
@@ -615,6 +619,7 @@ class CostField:
                 else:
                     # the exact construction found nothing better: keep the polyline
                     exact[g] = False
+                    self.last_reason[g] = "the exact construction found no path as short as the graph's polyline"
                     pieces[g] = _line_pieces(_dedupe(polys[g]))
         cost = np.where(best <= self.limit, best, np.inf)
         self.last_exact = exact
@@ -659,9 +664,10 @@ class CostField:
 
     #: the shared tangent graph of a field covers at most this many C-obstacles
     UNION_MAX = 16
-    #: the smooth tangent graph (ovals) covers at most this many C-obstacles, for a
-    #: base of one convex part
-    SMOOTH_MAX = 8
+    #: the smooth tangent graph (ovals) covers at most this many C-obstacles (its
+    #: common tangents cost about 0.2 ms CPU per pair of bodies: 48 bodies, 1128 pairs,
+    #: about 0.25 s); beyond it the result is reported not proven
+    SMOOTH_MAX = 48
     #: goals joined to a tangent graph at once (bounds the goal x contact-point arrays)
     JOIN_CHUNK = 64
 
@@ -682,6 +688,7 @@ class CostField:
         )
         checker = _Checker(cs, self.graph.qs, self.ctx.box, local)
         eg = ExactGraph(obs, self.start, checker.segments, checker.arcs, self.limit)
+        eg._oval_checker = checker  # type: ignore[attr-defined]
         if len(key) <= self.UNION_MAX and key >= self._eg_key:
             self._eg, self._eg_key = eg, key
         else:
@@ -741,6 +748,10 @@ class CostField:
         a0 = np.where(sig[k] > 0, n1[k], n2[k])
         # the arc runs on its own C-obstacle's boundary: judge it against the others only
         b3o, c3o = chk.arcs_skipping(c[k], rho[k], a0, phi[k], q[k])
+        if chk.unsure:
+            # an arc's clearance from an oval stayed undecided (counted as blocked): the
+            # closed form may have been refused wrongly, so no result here is proven
+            self._around_unsure = True
         cost = length[k] + c1 + c2 + c3o
         fine = ~(b1 | b2 | b3o)
         for j in np.flatnonzero(fine):
@@ -779,9 +790,12 @@ class CostField:
         eps = self.slack / (4.0 * math.pi + 1.0)
         todo = dict(polys)
         smooth: set[int] = set()  # solved round one smooth C-obstacle: exact as built
-        for margin in (4.0 * eps + 1e-3, 40.0 * eps + 0.05):
+        self._around_unsure = False
+        last_margin = 40.0 * eps + 0.05
+        for margin in (4.0 * eps + 1e-3, last_margin):
             if not todo:
                 break
+            defer: set[int] = set()
             near = self._near(todo, margin)
             if margin == 4.0 * eps + 1e-3:
                 # most goals wrap a single round C-obstacle: the closed form round each
@@ -792,6 +806,7 @@ class CostField:
                 pq = [q for k in near.values() for q in k]
                 if pg:
                     one = list(near)
+                    self._around_unsure = False
                     fc, fp = self._around_one(goals, pg, pq, want_paths)
                     for g in one:
                         if g in fc and fc[g] <= float(graph_cost[g]) + 1e-9:
@@ -818,17 +833,29 @@ class CostField:
             # bodies (geometry/smooth_graph.py), exact when its tangents are complete
             for g in [g for g, k in near.items() if any(not cs.exact[q] for q in k)]:
                 key = near[g]
-                if len(key) > self.SMOOTH_MAX or len(cs.rel_parts) > 1:
-                    continue  # kept small: beyond this the circle graph's stand-in
+                if len(key) > self.SMOOTH_MAX:
+                    self.last_reason[g] = (
+                        f"{len(key)} obstacles near the route, one with an oval: more than the "
+                        f"{self.SMOOTH_MAX} the exact oval tangent graph takes"
+                    )
+                    continue  # kept bounded: beyond this the circle graph's stand-in
                 sg = smooth_graph_for(self, key)
                 c, pieces = sg.join(goals[g])
                 if pieces is not None and c <= float(graph_cost[g]) + 1e-9:
                     rc[g], rx[g] = float(c), bool(sg.complete)
                     if sg.complete:
                         smooth.add(g)
+                    else:
+                        self.last_reason[g] = sg.why
                     if want_paths:
                         rp[g] = pieces
-            near = {g: k for g, k in near.items() if g not in rc}
+                elif not sg.complete:
+                    self.last_reason[g] = sg.why
+                elif pieces is None and margin < last_margin:
+                    # no path round these alone: another obstacle is in the way; try
+                    # the wider margin before the circumscribed polygons
+                    defer.add(g)
+            near = {g: k for g, k in near.items() if g not in rc and g not in defer}
             # a tangent graph over the C-obstacles these goals need: one for all of
             # them (grown over later queries) while that stays small, else one per
             # distinct set, so that no graph grows with the table
@@ -848,15 +875,30 @@ class CostField:
                         if np.isfinite(c[k]) and c[k] <= float(graph_cost[g]) + 1e-9:
                             rc[g] = float(c[k])
                             rx[g] = bool(all(cs.exact[q] for q in near[g]))
+                            if not rx[g]:
+                                self.last_reason.setdefault(
+                                    g, "an oval-involved obstacle near the route was taken as its circumscribed polygon")
+                            if eg._oval_checker.unsure:
+                                rx[g] = False
+                                self.last_reason.setdefault(
+                                    g, "an arc's clearance from an oval-involved obstacle stayed undecided")
                             if want_paths:
                                 rp[g] = eg.pieces(goals[g], hw[k])
             todo = {g: p for g, p in todo.items() if g not in rc}
+        if self._around_unsure:
+            for g in rc:
+                if rx[g]:
+                    rx[g] = False
+                    self.last_reason[g] = "an arc's clearance from an oval-involved obstacle stayed undecided"
         for g in rc:
             if want_paths and g in rp and g not in smooth:
                 # an ellipse-involved obstacle near the final path was judged by its
                 # circumscribed stand-in: the path is valid but maybe not the shortest
-                if rx[g] and not _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g]):
-                    rx[g] = False
+                if rx[g]:
+                    why = _Checker(cs, self.graph.qs, self.ctx.box, np.empty(0, int)).exact_near(rp[g])
+                    if why:
+                        rx[g] = False
+                        self.last_reason[g] = why
         return rc, rp, rx
 
 __all__ = [

@@ -343,6 +343,37 @@ class SmoothBody:
         return SmoothBody(ell, core, g)  # type: ignore[arg-type]
 
 
+def same_round_parts(K1: SmoothBody, K2: SmoothBody) -> bool:
+    """Do the two bodies have the same ellipses and disc, differing only in their
+    polygon cores (one oval against the parts of one wall or of one hull base)?"""
+    return abs(K1.grow - K2.grow) <= 1e-15 and sorted(K1.ellipses) == sorted(K2.ellipses)
+
+
+def core_pieces(K1: SmoothBody, K2: SmoothBody) -> list[tuple[float, float, np.ndarray]]:
+    """For two bodies with the same ellipses and disc: the normal intervals ``(a, b)``
+    between the two cores' edge normals (covering [0, 2π)), each with ``v1 − v2``, the
+    difference of the supporting corners, which is fixed there. The boundaries differ
+    by exactly that vector at every normal of the interval (``p_i = v_i + s(φ)``, ``s``
+    the shared smooth part's point)."""
+    cuts = sorted({n % _TWO_PI for n, _ in K1.flats()} | {n % _TWO_PI for n, _ in K2.flats()} | {0.0})
+    cuts.append(_TWO_PI)
+    out = []
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        if b - a <= 1e-15:
+            continue
+        m = 0.5 * (a + b)
+        out.append((a, b, K1._vertex(m, 0) - K2._vertex(m, 0)))
+    return out
+
+
+def shared_normals(K1: SmoothBody, K2: SmoothBody) -> list[tuple[float, float]]:
+    """Normal intervals (in [0, 2π]) on which the boundaries of two bodies coincide
+    (same ellipses and disc, same supporting corner); empty for other pairs."""
+    if not same_round_parts(K1, K2):
+        return []
+    return [(a, b) for a, b, d in core_pieces(K1, K2) if float(math.hypot(d[0], d[1])) <= 1e-12]
+
+
 # ----------------------------------------------------------------------------------
 # building bodies from footprint parts
 # ----------------------------------------------------------------------------------
@@ -491,4 +522,4 @@ def _gjk_reduce(W: list[np.ndarray], P: np.ndarray) -> list[np.ndarray]:
     return _gjk_reduce(best[1], P)
 
 
-__all__ = ["SmoothBody", "c_obstacle_body", "FLAT_SNAP", "ANGLE_TOL"]
+__all__ = ["SmoothBody", "c_obstacle_body", "core_pieces", "same_round_parts", "shared_normals", "FLAT_SNAP", "ANGLE_TOL"]

@@ -32,9 +32,10 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
+from .. import budget
 from .cspace import _TWO_PI, _CSet
 from .curves import curve_box_ok, curve_hits, make_curve
-from .smooth import ANGLE_TOL, SmoothBody
+from .smooth import ANGLE_TOL, SmoothBody, core_pieces, same_round_parts
 from .tangents import Piece
 
 _KEY = 11  # decimals of a normal angle in a node key
@@ -57,10 +58,145 @@ def _roots(f: Callable[[float], float], phi: float) -> list[float]:
     return out
 
 
+#: the narrowest piece :func:`_isolate` judges before giving up (radians)
+ISO_MIN = 1e-10
+#: most pieces :func:`_isolate` judges for one function before giving up
+ISO_EVALS = 4000
+
+
+def _isolate(f: Callable[[float], float], df: Callable[[float], float], cuts: list[float], F: float,
+             M: float) -> tuple[list[float], bool]:
+    """Every root of ``f`` on the circle, and whether that set is proven complete.
+
+    ``f`` is continuous and 2π-periodic, smooth between consecutive ``cuts`` (where its
+    derivative may jump), with ``|f'| <= F`` everywhere and ``|f''| <= M`` between cuts.
+    Each interval between cuts is halved until, on every piece of width ``w`` round its
+    middle ``m``, either ``|f(m)| > F·w/2`` (no root: ``f`` cannot reach zero from
+    there) or ``|f'(m)| > M·w/2`` (``f'`` keeps its sign: ``f`` is monotone and has a
+    root exactly when its end values differ in sign; brentq to 1e-13 rad). A root at a
+    cut is one where ``f`` is zero within 1e-12·(1 + F). A piece narrower than
+    ``ISO_MIN`` that passes neither test (a root where ``f'`` vanishes too: two
+    boundaries touching without crossing) makes the answer not proven. The widths
+    come from these inequalities, not from a chosen spacing."""
+    roots: list[float] = []
+    certain = True
+    zero = 1e-12 * (1.0 + F)
+    cs = sorted({c % _TWO_PI for c in cuts} | {0.0})
+    cs.append(cs[0] + _TWO_PI)
+    for c in cs[:-1]:
+        if abs(f(c)) <= zero:
+            roots.append(c)
+    n_eval = 0
+    for a0, b0 in zip(cs[:-1], cs[1:], strict=True):
+        stack = [(a0, b0, f(a0), f(b0))]
+        while stack:
+            a, b, fa, fb = stack.pop()
+            w = b - a
+            if w <= 0:
+                continue
+            n_eval += 1
+            if n_eval % 256 == 0:
+                budget.check()
+            m = 0.5 * (a + b)
+            fm = f(m)
+            if abs(fm) > F * w / 2:
+                continue
+            if abs(df(m)) > M * w / 2:
+                if fa == 0.0:
+                    roots.append(a)
+                elif fa * fb < 0:
+                    roots.append(brentq(f, a, b, xtol=ANGLE_TOL, rtol=8.9e-16, maxiter=400))
+                continue
+            if w < ISO_MIN or n_eval > ISO_EVALS:
+                certain = False
+                continue
+            stack += [(a, m, fa, fm), (m, b, fm, fb)]
+    roots.sort()
+    out: list[float] = []
+    for r in roots:
+        if not out or r - out[-1] > 1e-9:
+            out.append(r)
+    if len(out) > 1 and out[0] + _TWO_PI - out[-1] <= 1e-9:
+        out.pop()
+    return out, certain
+
+
+def _core_outer_roots(K1: SmoothBody, K2: SmoothBody) -> list[float]:
+    """Outer tangent normals of two bodies with the same ellipses and disc: ``h1 − h2``
+    is then the difference of the cores' support functions, ``(v1 − v2)·u`` with
+    ``v1``, ``v2`` the supporting corners, fixed between the cores' edge normals
+    (:func:`smooth.core_pieces`). On each such interval the roots are the normals
+    perpendicular to ``v1 − v2`` (closed form); where ``v1 = v2`` the boundaries
+    coincide over the whole interval and its two ends are the roots (tangent lines of
+    length 0 there: a path leaves one body for the other where the shared stretch
+    ends)."""
+    out: list[float] = []
+    for a, b, d in core_pieces(K1, K2):
+        if float(math.hypot(d[0], d[1])) <= 1e-12:
+            out += [a, b]
+            continue
+        base = math.atan2(d[1], d[0])
+        for r in (base + math.pi / 2, base - math.pi / 2):
+            # on [a, b], ends included (a root on an edge normal lies on both sides)
+            r = a - 1e-12 + (r - a + 1e-12) % _TWO_PI
+            if r <= b + 1e-12:
+                out.append(min(max(r, a), b))
+    out = sorted(x % _TWO_PI for x in out)
+    ded: list[float] = []
+    for r in out:
+        if not ded or r - ded[-1] > 1e-12:
+            ded.append(r)
+    if len(ded) > 1 and ded[0] + _TWO_PI - ded[-1] <= 1e-12:
+        ded.pop()
+    return ded
+
+
+def _t(phi: float) -> np.ndarray:
+    return np.array([-math.sin(phi), math.cos(phi)])
+
+
+def _overlap_tangents(K1: SmoothBody, K2: SmoothBody) -> tuple[list[float], list[float], bool]:
+    """Outer and inner tangent normals of two bodies that meet (or may touch), by
+    :func:`_isolate`. Both functions are unchanged when both bodies move by the same
+    vector, so with the origin at K1's centre ``|h1| <= R1`` and
+    ``|h2| <= |c1 − c2| + R2``: ``F = R1 + R2 + |c1 − c2|`` bounds the functions and
+    their derivatives (``(p1 − p2)·t`` with ``|p1 − p2| <= F``), and ``h + h'' = ρ``
+    (the radius of curvature, between flat normals) bounds the second derivatives by
+    ``ρ1max + ρ2max + F``. Bodies that overlap have no inner tangent (``h1(φ) +
+    h2(φ + π)`` is the support function of ``K1 ⊕ (−K2)``, which then holds the origin
+    inside: it stays positive, and the isolation proves it)."""
+    c1, c2 = K1.center(), K2.center()
+    F = K1.bound_radius() + K2.bound_radius() + float(math.hypot(*(c1 - c2)))
+    M = K1.max_curvature + K2.max_curvature + F
+    f1 = [n for n, _ in K1.flats()]
+    f2 = [n for n, _ in K2.flats()]
+
+    def outer(t: float) -> float:
+        return K1.h(t) - K2.h(t)
+
+    def d_outer(t: float) -> float:
+        return float((K1.point(t) - K2.point(t)) @ _t(t))
+
+    def inner(t: float) -> float:
+        return K1.h(t) + K2.h(t + math.pi)
+
+    def d_inner(t: float) -> float:
+        return float((K1.point(t) - K2.point(t + math.pi)) @ _t(t))
+
+    if same_round_parts(K1, K2):
+        outs, ok1 = _core_outer_roots(K1, K2), True
+    else:
+        outs, ok1 = _isolate(outer, d_outer, f1 + f2, F, M)
+    ins, ok2 = _isolate(inner, d_inner, f1 + [n - math.pi for n in f2], F, M)
+    return outs, ins, ok1 and ok2
+
+
 def common_tangents(K1: SmoothBody, K2: SmoothBody) -> tuple[list[tuple[float, int, float, int]], bool]:
     """Directed tangent lines from K1 to K2: ``(φ1, o1, φ2, o2)`` with the contact
     normals and the way round each body (+1 counter-clockwise), and whether the set is
-    complete (False when overlapping bodies could not be bracketed)."""
+    proven complete. Apart bodies: one root of each kind in each half round ``φ*``.
+    Bodies that meet (or touch): every root by :func:`_overlap_tangents`; only a pair
+    whose boundaries touch without crossing can leave the set unproven."""
     D = _diff_body(K1, K2)
     nn = D.nearest_normal((0.0, 0.0))
     out: list[tuple[float, int, float, int]] = []
@@ -71,34 +207,28 @@ def common_tangents(K1: SmoothBody, K2: SmoothBody) -> tuple[list[tuple[float, i
     def inner(t: float) -> float:
         return K1.h(t) + K2.h(t + math.pi)
 
-    complete = True
+    complete = False
     if nn is not None:
         phi = nn[0]
         outs = _roots(outer, phi)
         ins = _roots(inner, phi)
         complete = len(outs) == 2 and len(ins) == 2
-    else:
-        c1, c2 = K1.center(), K2.center()
-        d = c1 - c2
-        if float(np.hypot(*d)) == 0:
-            return [], False
-        a = math.atan2(d[1], d[0])
-        fa, fb = outer(a), outer(a + math.pi)
-        outs = []
-        if fa > 0 > fb:
-            outs = [brentq(outer, a, a + math.pi, xtol=ANGLE_TOL, rtol=8.9e-16, maxiter=400),
-                    brentq(outer, a - math.pi, a, xtol=ANGLE_TOL, rtol=8.9e-16, maxiter=400)]
-        else:
-            complete = False
-        ins = []
+    if not complete:
+        outs, ins, complete = _overlap_tangents(K1, K2)
     for t in outs:
         t1, t2 = K1.snap(t), K2.snap(t)
-        u = np.array([-math.sin(t), math.cos(t)])
-        o = 1 if float((K2.point(t2) - K1.point(t1)) @ u) > 0 else -1
+        u = _t(t)
+        along = float((K2.point(t2) - K1.point(t1)) @ u)
+        if abs(along) <= 1e-12:
+            # the two contact points coincide (a shared stretch of boundary): a path
+            # may pass from one body to the other there going either way round
+            out += [(t1, 1, t2, 1), (t1, -1, t2, -1)]
+            continue
+        o = 1 if along > 0 else -1
         out.append((t1, o, t2, o))
     for t in ins:
         t1, t2 = K1.snap(t), K2.snap(t + math.pi)
-        u = np.array([-math.sin(t), math.cos(t)])
+        u = _t(t)
         o = 1 if float((K2.point(t2) - K1.point(t1)) @ u) > 0 else -1
         out.append((t1, o, t2, -o))
     return out, complete
@@ -153,6 +283,8 @@ class SmoothGraph:
         self.local = [int(q) for q in local]
         self.K: list[SmoothBody] = [bodies[q] for q in self.local]
         self.complete = True
+        #: why the graph is not proven complete ("" while it is)
+        self.why = ""
         self.nodes: list[tuple[int, float, int]] = []
         self.index: dict[tuple[int, float, int], int] = {}
         lines: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (from node, to node, A, B)
@@ -166,6 +298,9 @@ class SmoothGraph:
         for i, Ki in enumerate(self.K):
             for j in range(i + 1, len(self.K)):
                 tl, ok = common_tangents(Ki, self.K[j])
+                if not ok and self.complete:
+                    self.why = ("the common tangents of two obstacles near the route are not proven "
+                                "complete (their boundaries touch without crossing)")
                 self.complete &= ok
                 for p1, o1, p2, o2 in tl:
                     a, b = Ki.point(p1, -o1), self.K[j].point(p2, o2)
@@ -203,7 +338,10 @@ class SmoothGraph:
         if n is None:
             n = len(self.nodes)
             self.index[key] = n
-            self.nodes.append(key)
+            # the node is keyed by the rounded normal, but its pieces use the normal as
+            # found (snapped onto a flat side's normal): a rounded normal a few 1e-12
+            # off a flat side's would pick the wrong end of that side
+            self.nodes.append((k, self.K[k].snap(phi % _TWO_PI), o))
         return n
 
     def _curve(self, k: int, pa: float, pb: float, o: int) -> tuple[Piece, float] | None:
@@ -214,6 +352,8 @@ class SmoothGraph:
         unsure: list[int] = []
         hits = curve_hits(self.cs, self.qs, cur, skip={self.local[k]}, unsure=unsure)
         if unsure:
+            if self.complete:
+                self.why = "a boundary piece round an oval stays undecided against another obstacle"
             self.complete = False
         cost = cur.length
         for q in hits:

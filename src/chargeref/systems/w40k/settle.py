@@ -15,10 +15,15 @@ coherent (:meth:`Settle.place`).
 
 Candidate spots added here, on top of the engine's (all constructed, geometry/placement.py):
 the contact and engagement-edge spots nearest the start and where they cross the full
-move's circle, the spots packed between two enemy bases or against terrain, linking spots
-where coherency circles of the mates cross those loci and each other (two links), and, for
-models whose duty depends on whether any normal legal position is in reach (token models),
-every vertex of the arrangement of circles that bound where the model may end.
+move's circle, the spots packed between two enemy bases or against terrain, the spots
+where the straight approach toward the closest enemy model meets a locus (its contact or
+engagement edge, or, a hair short, the contact locus of anything in the way), linking
+spots where coherency loci of the mates cross those loci and each other (two links) and
+where each is nearest the start or the closest enemy's contact spot (for oval and other
+non-round bases with the three nearest mates and enemy models: the root finder), and,
+for models whose duty depends on whether any normal legal position is in reach (token
+models), every vertex of the arrangement of circles that bound where the model may end.
+No spot comes from a fixed set of directions or an even spacing.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from ... import budget
 from ...geometry.measure import piece_from_dict
 from ...geometry.paths import path_cost
 from ...geometry.placement import (
+    OffsetCurve,
     arrangement_points,
     locus_nearest,
     nearest_spots,
@@ -42,7 +48,7 @@ from ...geometry.placement import (
 from ...geometry.shapes import TOL, Ellipse, Footprint
 from ...ruling import Move
 from .moves import MoveRules, failed_charge_rules, gap3
-from .solver import ChargeProblem, coherency_adjacency, offset_spots, sd_many
+from .solver import ChargeProblem, coherency_adjacency, sd_many
 from .spots import SpotBuilder
 from .world import Model, World
 
@@ -69,6 +75,40 @@ def _point_along(pieces: list, s: float) -> np.ndarray | None:
             return c + p.radius * np.array([math.cos(t), math.sin(t)])
         s -= p.length
     return None
+
+
+def ray_locus_crossings(mover: Footprint, target: Footprint, d: float, p: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Centres on the segment from ``p`` to ``p + w`` where ``mover`` is at gap ``d``
+    from ``target``: a line against the locus (mover ⊕ target grown by d), in closed
+    form when both are round (a line crossing a circle), else the locus's roots of the
+    signed distance to the line (geometry/placement.py's root finder), kept where they
+    lie on the segment."""
+    p = np.asarray(p, dtype=float)
+    w = np.asarray(w, dtype=float)
+    L2 = float(w @ w)
+    if L2 == 0.0:
+        return np.zeros((0, 2))
+    cur = OffsetCurve(mover.moved_to(_pt(p)), target, d)
+    circ = cur.is_circle()
+    if circ is not None:
+        c, R = np.asarray(circ[0], dtype=float), float(circ[1])
+        f = p - c
+        b = float(f @ w)
+        disc = b * b - L2 * (float(f @ f) - R * R)
+        if disc < 0:
+            return np.zeros((0, 2))
+        sq = math.sqrt(disc)
+        ts = np.array([(-b - sq) / L2, (-b + sq) / L2])
+    else:
+        if float(np.linalg.norm(target.center - (p + 0.5 * w))) > target.radius + 2 * mover.radius + d + 0.5 * math.sqrt(L2):
+            return np.zeros((0, 2))
+        n = np.array([-w[1], w[0]]) / math.sqrt(L2)
+        P = cur.roots(lambda X: (X - p) @ n)
+        if len(P) == 0:
+            return np.zeros((0, 2))
+        ts = (P - p) @ w / L2
+    ts = ts[(ts >= 0.0) & (ts <= 1.0)]
+    return p + np.outer(ts, w)
 
 
 def _r6(x: float) -> float:
@@ -191,12 +231,34 @@ class Settle:
             w = contact[0] - m.xy
             L = float(np.linalg.norm(w))
             if L > 0:
-                # heuristic extras along the approach (legality is checked spot by spot)
-                ts = np.linspace(0.05, 1.0, 20)
-                out.append(m.xy + np.outer(ts, w))
+                out.append(contact)
                 if L > self.budget:
                     out.append(m.xy + w * ((self.budget - HAIR) / L))
+                out.append(self._along(m, w, near, gaps))
         return np.vstack([x.reshape(-1, 2) for x in out])
+
+    def _along(self, m: Model, w: np.ndarray, near: list[Model], gaps: list[float]) -> np.ndarray:
+        """Spots on the straight approach from the model's start along ``w`` (toward
+        the closest enemy model's contact spot) where the model meets a locus: the
+        contact and engagement-edge loci of each enemy model within reach (and the
+        edge of a forbidden engagement range), and the contact locus of every other
+        model or terrain piece no base may cross near the way (the last spot before
+        it, a hair short). Where the way is open the model goes as far as a locus it
+        wants; where something stands in it, as far as it can."""
+        spots = [ray_locus_crossings(m.fp, e.fp, g, m.xy, w) for e in near for g in gaps]
+        L = float(np.linalg.norm(w))
+        reach = L + 2.0 * m.fp.radius
+        mid = m.xy + 0.5 * w
+        for o in [o.fp for o in self.others if o.id not in {e.id for e in near}] + [f.fp for f in self.blockers]:
+            if float(np.linalg.norm(o.center - mid)) > o.radius + 0.5 * reach:
+                continue
+            hit = ray_locus_crossings(m.fp, o, HAIR, m.xy, w)
+            if len(hit):
+                t = (hit - m.xy) @ w / (L * L)
+                first = float(t.min())
+                if first > HAIR / L:
+                    spots.append(m.xy[None] + w[None] * (first - HAIR / L))
+        return np.vstack([x.reshape(-1, 2) for x in spots]) if spots else np.zeros((0, 2))
 
     def _gaps(self) -> list[float]:
         """The gaps to an enemy model at which spots are built: base contact and the
@@ -236,19 +298,42 @@ class Settle:
         near = self._near_enemies(m)
         fps = [e.fp for e in near]
         if not (m.fp.is_disc and all(f.is_disc for f in fps + mates)):
-            # shapes that need the root finder: this runs for every model on every pass
-            # of the search, so only the linking spot nearest the start and, as
-            # heuristic extras (legality is checked spot by spot; no verdict rests on
-            # them), spots round each mate along 12 normals
-            U = np.array([[math.cos(a), math.sin(a)] for a in np.arange(12) * (math.pi / 6)])
-            extra = [offset_spots(m.fp, q, g, U) for q in mates for g in (HAIR, coh)]
-            return np.vstack([nearest_spots(m.fp, mates, [coh], m.xy[None]), *extra, np.array(body).reshape(-1, 2)])
+            # shapes that need the root finder (this runs for every model on every pass
+            # of the search, so with the three nearest mates and enemy models): the
+            # coherency locus of each mate nearest the start and nearest each closest
+            # enemy model's contact spot, where the straight approach toward that
+            # spot meets it, and where two such loci (or one and an enemy's contact
+            # or engagement edge) cross
+            fm = self._few(m, mates)
+            fe = self._few(m, fps)
+            out = [
+                np.array(body).reshape(-1, 2),
+                nearest_spots(m.fp, mates, [coh], m.xy[None]),
+                pair_crossings(m.fp, fm, [coh, HAIR], fe, [HAIR, self.er - HAIR]),
+                pair_crossings(m.fp, fm, [coh, HAIR], fm, [coh, HAIR]),
+            ]
+            for e in self.closest[m.id]:
+                contact = locus_nearest(m.fp, e.fp, HAIR, m.xy)
+                if len(contact) == 0:
+                    continue
+                out.append(nearest_spots(m.fp, fm, [coh], contact))
+                w = contact[0] - m.xy
+                if float(np.linalg.norm(w)) > 0:
+                    out += [ray_locus_crossings(m.fp, q, coh, m.xy, w) for q in fm]
+            return np.vstack([x.reshape(-1, 2) for x in out])
         out = [
             np.array(body).reshape(-1, 2),
             pair_crossings(m.fp, mates, [coh, HAIR], fps, [HAIR, self.er - HAIR]),
             pair_crossings(m.fp, mates, [coh, HAIR], mates, [coh, HAIR]),
             nearest_spots(m.fp, mates, [coh], m.xy[None]),
         ]
+        # the straight approach toward each closest enemy model's contact spot, as far
+        # as each mate's coherency (or packing) circle lets it go (closed forms)
+        for e in self.closest[m.id]:
+            contact = locus_nearest(m.fp, e.fp, HAIR, m.xy)
+            if len(contact) and float(np.linalg.norm(contact[0] - m.xy)) > 0:
+                w = contact[0] - m.xy
+                out += [ray_locus_crossings(m.fp, q, g, m.xy, w) for q in mates for g in (coh, HAIR)]
         if m.id in self.dense and m.fp.is_disc and all(f.is_disc for f in fps + mates):
             out.append(self._arrangement(m, near, mates))
         return np.vstack([x.reshape(-1, 2) for x in out])
