@@ -254,6 +254,20 @@ def test_penetration_the_sampled_bracket_missed() -> None:
     assert got[1] == pytest.approx(reference_sd(A, B, (0.0, 0.5)), abs=1e-6)
 
 
+def test_random_overlap_the_sampled_bracket_missed() -> None:
+    """Found by comparing with the old bracket on random pairs: an oval overlapping a
+    triangle, depth 1.0205", which the old 64-direction bracket put at 1.1005"."""
+    A = Ellipse((0.0, 0.0), 1.517371657766049, 0.16756310891338627, 1.467564266324644)
+    B = ConvexPolygon(((-1.5334551012443316, -2.6948274221221515), (1.2876813605652053, 2.5281342152369355),
+                       (-2.9703651770038992, -1.269940164249385)))
+    p = (0.19106870118607144, 1.5623959710134443)
+    c = solve(A.support, B.support, p)
+    check_certificate(A, B, c, p)
+    assert c.value == pytest.approx(reference_sd(A, B, p, 200000), abs=1e-6)
+    assert c.value == pytest.approx(-1.02045771, abs=1e-8)
+    assert translations_signed_distance(A, B, np.array([p]))[0] == pytest.approx(c.value, abs=2 * CERT_TOL)
+
+
 def test_sums_and_capsules_certified() -> None:
     """A swept oval (oval + segment) against an oval and a capsule."""
     S = Sum((Ellipse((0.2, 0.1), 1.5, 0.3, 0.4), Capsule((0.0, 0.0), (1.0, 0.5), 0.0)))

@@ -87,19 +87,31 @@ def solve(
     stop: float | None = None,
     seeds: np.ndarray | None = None,
     init: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    reach: float | None = None,
+    curv_min: float = 0.0,
 ) -> Certified:
     """Certified sd(A + p, B) for convex A, B given by support point functions.
 
     ``stop``: return as soon as the bracket lies wholly on one side of this value
     (a yes/no question "is sd >= stop?" needs no more). ``seeds``: extra starting
     query angles (radians), e.g. the direction between the centres. ``init``:
-    support points already known, as (angles t, sA(-u_t), sB(u_t)) with A untranslated."""
+    support points already known, as (angles t, sA(-u_t), sB(u_t)) with A untranslated.
+
+    ``reach`` (a bound on |z| over C, e.g. |c_B - c_A - p| + r_A + r_B) and ``curv_min``
+    (a lower bound on C's radius of curvature, e.g. the sum of the parts' least radii)
+    enable a second upper bound that needs no polygon: between two query angles
+    h_C'' >= curv_min - h_C >= -K with K = max(0, H - curv_min), H bounding h there, so
+    h_C lies above both end tangents bent down by K s^2/2; the least of these over all
+    the gaps bounds min h_C from below, i.e. sd from above. Far from the minimum the
+    tangents clear it at once, so only the gap holding the minimum is refined (at the
+    crossing of its two tangents: a Newton-like step from both sides)."""
     px, py = float(p[0]), float(p[1])
     keys: list[float] = []  # query angle of each vertex of P (support direction of C)
     Z: list[tuple[float, float]] = []
     WA: list[np.ndarray] = []
     WB: list[np.ndarray] = []
     G: list[float] = []  # h_C'(t) at each vertex: cross(u_t, z)
+    HV: list[float] = []  # h_C(t) at each vertex
     lower = -math.inf
     best_w = np.array([1.0, 0.0])
     best_pa = best_pb = None
@@ -119,6 +131,7 @@ def solve(
             return h
         keys.insert(i, t)
         G.insert(i, float(c * z[1] - s * z[0]))
+        HV.insert(i, h)
         Z.insert(i, (float(z[0]), float(z[1])))
         WA.insert(i, a)
         WB.insert(i, b)
@@ -225,6 +238,15 @@ def solve(
                     upper = 0.0
                     break
                 continue
+        if inside and reach is not None:
+            # overlapping: refine whichever bound is the better one now (it decides
+            # the bracket); apart, Gilbert's bound also gives the witness points
+            t_tay, up_tay = _taylor_bound(keys, HV, G, reach, curv_min)
+            if up_tay < upper:
+                upper = up_tay
+                t_new = [t_tay]
+            else:  # the polygon's bound is better for now: refine both
+                t_new = [*t_new, t_tay]
         if upper - lower <= tol or steps >= MAX_STEPS:
             break
         if stop is not None and (lower >= stop or upper < stop):
@@ -256,6 +278,28 @@ def solve(
     if pa is None or upper <= 0.0 and lower < 0.0:
         pa, pb = best_pa, best_pb
     return Certified((upper + lower) / 2.0, lower, upper, best_w, pa, pb, steps)
+
+
+def _taylor_bound(keys: list[float], HV: list[float], G: list[float], reach: float, curv_min: float) -> tuple[float, float]:
+    """The least lower bound of h_C over the gaps between query angles (see ``solve``)
+    as an upper bound on sd, and the angle to query next (in the gap that gives it)."""
+    T = np.asarray(keys)
+    H0 = np.asarray(HV)
+    G0 = np.asarray(G)
+    H1, G1 = np.roll(H0, -1), np.roll(G0, -1)
+    w = np.roll(T, -1) - T
+    w[-1] += _TWO_PI
+    K = np.maximum(0.0, np.maximum(H0, H1) + reach * w / 2.0 - curv_min)
+    num = H0 - H1 + G1 * w + K * w * w / 2.0
+    den = G0 - G1 - K * w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sc = np.where(den != 0.0, -num / den, -1.0)
+    ok = (sc > 0.0) & (sc < w)
+    qc = np.where(ok, H0 + G0 * sc - K * sc * sc / 2.0, np.inf)
+    lb = np.minimum(np.minimum(H0, H1), qc)
+    j = int(np.argmin(lb))
+    t = float(T[j] + (sc[j] if ok[j] else w[j] / 2.0))
+    return t % _TWO_PI, -float(lb[j])
 
 
 def batch_separated(

@@ -25,6 +25,7 @@ from .shapes import (
     Footprint,
     Sum,
     convex_signed_distance,
+    least_curvature_radius,
     segment_sweep,
 )
 
@@ -665,8 +666,9 @@ class _CSet:
         spacing of that best (the function is concave where positive) and is bisected
         there for all such segments at once. Every other segment gets the certified
         polygon loop. Returns (values, angles of the best directions). A segment stops
-        refining once its proven lower bound reaches ``stop``, or, for the loop, once
-        the bracket lies wholly below it (its value is then below ``stop`` too)."""
+        refining once its proven lower bound reaches ``stop`` (its value is then that
+        lower bound), or, for the loop, once the bracket lies wholly below it (its
+        value is then the upper bound, below ``stop`` too)."""
         a = np.atleast_2d(a)
         b = np.atleast_2d(b)
         P = len(a)
@@ -712,7 +714,10 @@ class _CSet:
                 return low - self.support(q, Um)
 
             v, lo_, up_, t = batch_separated(best_t[sep], _TWO_PI / 96, zfun, stop=stop_at)
-            best[sep], best_t[sep], lower[sep], upper[sep] = v, t, lo_, up_
+            # a row settled by ``stop`` alone reports its proven lower bound (an attained
+            # value, on the right side of ``stop``), a certified row the middle
+            best[sep] = np.where(up_ - lo_ <= CERT_TOL, v, lo_)
+            best_t[sep], lower[sep], upper[sep] = t, lo_, up_
         settled = (upper - lower <= CERT_TOL) | (lower >= stop)
         rest = np.flatnonzero(~settled)
         if len(rest):
@@ -724,15 +729,25 @@ class _CSet:
         def seg(Uq: np.ndarray, ai: np.ndarray, bi: np.ndarray) -> np.ndarray:
             return np.where((Uq @ ai >= Uq @ bi)[:, None], ai, bi)
 
+        if self.exact[q]:
+            cm = float(self.rho[q])
+        else:
+            cm = least_curvature_radius(self.O[q]) + least_curvature_radius(self.b[q])
         for i in rest:
             ai, bi = a[i], b[i]
+            reach = float(np.hypot(*(0.5 * (ai + bi) - self.centre[q]))) + 0.5 * float(np.hypot(*(bi - ai))) + float(self.radius[q])
             c = solve(
                 lambda Uq: self.support(q, Uq),
                 lambda Uq, ai=ai, bi=bi: seg(Uq, ai, bi),
                 stop=stop_at,
                 init=(init_t, sc, seg(-Ug, ai, bi)),
+                reach=reach,
+                curv_min=cm,
             )
-            best[i] = c.value
+            if c.width <= CERT_TOL:
+                best[i] = c.value
+            else:  # settled by ``stop``: the bound on the side it settled
+                best[i] = c.lower if c.lower >= stop else c.upper
             best_t[i] = math.atan2(float(c.w[1]), float(c.w[0]))
         return best, best_t
 

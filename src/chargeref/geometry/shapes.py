@@ -352,6 +352,20 @@ def _sep(A: Convex, B: Convex, th: np.ndarray) -> np.ndarray:
     return -B.h(-u) - A.h(u)
 
 
+def least_curvature_radius(p: Convex) -> float:
+    """A lower bound on the radius of curvature of a convex part's boundary (0 where
+    it has corners)."""
+    if isinstance(p, Disc):
+        return float(p.r)
+    if isinstance(p, Ellipse):
+        return float(min(p.a, p.b) ** 2 / max(p.a, p.b))
+    if isinstance(p, Capsule):
+        return float(p.r)
+    if isinstance(p, Sum):
+        return float(sum(least_curvature_radius(q) for q in p.parts))
+    return 0.0
+
+
 def _round(p: Convex) -> Convex:
     """An ellipse whose axes are equal is a disc (its closed forms are exact)."""
     if isinstance(p, Ellipse) and p.a == p.b:
@@ -671,8 +685,11 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
     if len(rest):
         # support points in query direction t = theta + pi (the support of C = B - A0)
         init_t = th + math.pi
+        cm = least_curvature_radius(A0) + least_curvature_radius(B)
+        dc = B.center - A0.center
         for i in rest:
-            c = solve(A0.support, B.support, P[i], tol=tol, init=(init_t, SA, SB))
+            reach = float(np.hypot(*(dc - P[i]))) + A0.radius + B.radius
+            c = solve(A0.support, B.support, P[i], tol=tol, init=(init_t, SA, SB), reach=reach, curv_min=cm)
             out[i] = c.value
     return out
 

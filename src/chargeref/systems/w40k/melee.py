@@ -29,7 +29,7 @@ import numpy as np
 import shapely
 
 from ...geometry.convex_distance import solve
-from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint
+from ...geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint, least_curvature_radius
 from .solver_base import sd_many
 from .world import Model, World
 
@@ -82,7 +82,8 @@ def _closest_convex(p: Convex, q: Convex) -> tuple[np.ndarray, np.ndarray]:
     # ovals and sums: the certified solve (geometry.convex_distance). Apart, its
     # witnesses are a point of each part whose distance is within 1e-9 of the gap;
     # overlapping, the support points of the deepest direction.
-    c = solve(p.support, q.support)
+    reach = float(np.hypot(*(q.center - p.center))) + p.radius + q.radius
+    c = solve(p.support, q.support, reach=reach, curv_min=least_curvature_radius(p) + least_curvature_radius(q))
     pa, pb = np.asarray(c.pa, dtype=float), np.asarray(c.pb, dtype=float)
     if isinstance(q, ConvexPolygon):
         pb = _project_polygon(q.V, pa)
