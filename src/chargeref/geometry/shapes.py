@@ -32,7 +32,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .convex_distance import batch_separated, solve
+from .convex_distance import batch_overlap, batch_separated, solve
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -681,12 +681,28 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
 
         v, lo_, up_, _ = batch_separated(th[best[sep]], 2 * math.pi / _GRID, zfun, tol)
         out[sep], lower[sep], upper[sep] = v, lo_, up_
+    cm = least_curvature_radius(A0) + least_curvature_radius(B)
+    dc = B.center - A0.center
+    ov = np.flatnonzero(~(upper - lower <= tol))
+    if len(ov):
+        # the rest (overlapping, or apart across an arc narrower than the spread): the
+        # bent-tangent bound on the shared support points, all rows at once; query
+        # angle t = theta + pi has h_C = -S and slope -cross(U, z)
+        Zr = zgrid[None, :, :] - P[ov][:, None, :]
+        Gv = -(U[None, :, 0] * Zr[:, :, 1] - U[None, :, 1] * Zr[:, :, 0])
+        reach_ov = np.hypot(*(dc[None, :] - P[ov]).T) + A0.radius + B.radius
+
+        def zq(Uq: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            return B.support(Uq) - A0.support(-Uq) - P[ov[rows]]
+
+        v, lo_, up_ = batch_overlap(th + math.pi, -S[ov], Gv, zq, reach_ov, cm, tol)
+        better = (up_ - lo_) < (upper[ov] - lower[ov])
+        k = ov[better]
+        out[k], lower[k], upper[k] = v[better], lo_[better], up_[better]
     rest = np.flatnonzero(~(upper - lower <= tol))
     if len(rest):
         # support points in query direction t = theta + pi (the support of C = B - A0)
         init_t = th + math.pi
-        cm = least_curvature_radius(A0) + least_curvature_radius(B)
-        dc = B.center - A0.center
         for i in rest:
             reach = float(np.hypot(*(dc - P[i]))) + A0.radius + B.radius
             c = solve(A0.support, B.support, P[i], tol=tol, init=(init_t, SA, SB), reach=reach, curv_min=cm)
