@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .convex_distance import CERT_TOL, batch_separated, solve
 from .shapes import (
     TOL,
     Capsule,
@@ -24,6 +25,7 @@ from .shapes import (
     Footprint,
     Sum,
     convex_signed_distance,
+    least_curvature_radius,
     segment_sweep,
 )
 
@@ -645,16 +647,29 @@ class _CSet:
             out[sel] = lo
         return out
 
+    def support(self, q: int, U: np.ndarray) -> np.ndarray:
+        """Support points of C-obstacle q along the unit directions U (k, 2)."""
+        if self.exact[q]:
+            core = self.core[q]
+            return core[np.argmax(U @ core.T, axis=1)] + self.rho[q] * U
+        return self.O[q].support(U) - self.b[q].support(-U)
+
     def max_gap(
         self, a: np.ndarray, b: np.ndarray, q: int, stop: float = math.inf
     ) -> tuple[np.ndarray, np.ndarray]:
         """sd(segment [a[i], b[i]], C_q) = max over unit v of (min over the segment of
-        v·x − h_C(v)), maximised numerically for many segments at once: a grid of 96
-        normals plus each segment's own two normals (where the maximum sits when it is
-        a kink), the three best refined by nested grids to ~1e-9 rad. Returns (values,
-        angles). Every value is attained, so each is a lower bound, equal to the maximum
-        unless a basin narrower than the grid is missed. A segment stops refining once
-        its value reaches ``stop``."""
+        v·x − h_C(v)) for many segments at once, certified (``convex_distance``): every
+        value returned lies within 1e-9 of a lower bound (the gap along its direction)
+        and an upper bound (two actual points, or an inscribed polygon's depth).
+
+        Each segment first tries a spread of 96 normals plus its own two. A segment
+        whose best is positive is apart from C_q; its maximiser is then within one
+        spacing of that best (the function is concave where positive) and is bisected
+        there for all such segments at once. Every other segment gets the certified
+        polygon loop. Returns (values, angles of the best directions). A segment stops
+        refining once its proven lower bound reaches ``stop`` (its value is then that
+        lower bound), or, for the loop, once the bracket lies wholly below it (its
+        value is then the upper bound, below ``stop`` too)."""
         a = np.atleast_2d(a)
         b = np.atleast_2d(b)
         P = len(a)
@@ -680,30 +695,61 @@ class _CSet:
             ],
             axis=1,
         )
-        order = np.argsort(f, axis=1)[:, ::-1][:, :3]
         rows = np.arange(P)
-        best = f[rows, order[:, 0]].copy()
-        best_t = th[rows, order[:, 0]].copy()
-        span = np.linspace(-1.0, 1.0, 33)
-        for r in range(3):
-            live = np.flatnonzero(best < stop)
-            if len(live) == 0:
-                break
-            t0 = th[live, order[live, r]]
-            w = _TWO_PI / 96
-            for _ in range(5):
-                tt = t0[:, None] + w * span[None, :]
-                Ut = _unit(tt.ravel()).reshape(len(live), 33, 2)
-                g = np.minimum(
-                    np.einsum("pkd,pd->pk", Ut, a[live]), np.einsum("pkd,pd->pk", Ut, b[live])
-                ) - self.h(q, Ut.reshape(-1, 2)).reshape(len(live), 33)
-                j = np.argmax(g, axis=1)
-                gj = g[np.arange(len(live)), j]
-                t0 = tt[np.arange(len(live)), j]
-                up = gj > best[live]
-                best[live[up]] = gj[up]
-                best_t[live[up]] = t0[up]
-                w /= 16
+        k0 = np.argmax(f, axis=1)
+        best = f[rows, k0].copy()
+        best_t = th[rows, k0].copy()
+        stop_at = None if math.isinf(stop) else float(stop)
+        # apart rows are certified here; the rest try the same bisection as a local
+        # ascent first, which settles every row whose lower bound reaches ``stop`` and
+        # every row on the boundary (its chord bound meets its lower bound at 0)
+        sep = np.flatnonzero(best < stop)
+        lower = best.copy()
+        upper = np.full(P, np.inf)
+        if len(sep):
+
+            def zfun(Um: np.ndarray, r: np.ndarray) -> np.ndarray:
+                # the lowest point of (segment - C_q) along Um
+                aa, bb = a[sep[r]], b[sep[r]]
+                low = np.where((np.einsum("ij,ij->i", Um, aa) <= np.einsum("ij,ij->i", Um, bb))[:, None], aa, bb)
+                return low - self.support(q, Um)
+
+            v, lo_, up_, t = batch_separated(best_t[sep], _TWO_PI / 96, zfun, stop=stop_at)
+            # a row settled by ``stop`` alone reports its proven lower bound (an attained
+            # value, on the right side of ``stop``), a certified row the middle
+            best[sep] = np.where(up_ - lo_ <= CERT_TOL, v, lo_)
+            best_t[sep], lower[sep], upper[sep] = t, lo_, up_
+        settled = (upper - lower <= CERT_TOL) | (lower >= stop)
+        rest = np.flatnonzero(~settled)
+        if len(rest):
+            # the loop starts from the support points already known on the 96 normals
+            # (the spread is symmetric, so -Ug are among them)
+            sc = self.support(q, Ug)
+            init_t = base + math.pi
+
+        def seg(Uq: np.ndarray, ai: np.ndarray, bi: np.ndarray) -> np.ndarray:
+            return np.where((Uq @ ai >= Uq @ bi)[:, None], ai, bi)
+
+        if self.exact[q]:
+            cm = float(self.rho[q])
+        else:
+            cm = least_curvature_radius(self.O[q]) + least_curvature_radius(self.b[q])
+        for i in rest:
+            ai, bi = a[i], b[i]
+            reach = float(np.hypot(*(0.5 * (ai + bi) - self.centre[q]))) + 0.5 * float(np.hypot(*(bi - ai))) + float(self.radius[q])
+            c = solve(
+                lambda Uq: self.support(q, Uq),
+                lambda Uq, ai=ai, bi=bi: seg(Uq, ai, bi),
+                stop=stop_at,
+                init=(init_t, sc, seg(-Ug, ai, bi)),
+                reach=reach,
+                curv_min=cm,
+            )
+            if c.width <= CERT_TOL:
+                best[i] = c.value
+            else:  # settled by ``stop``: the bound on the side it settled
+                best[i] = c.lower if c.lower >= stop else c.upper
+            best_t[i] = math.atan2(float(c.w[1]), float(c.w[0]))
         return best, best_t
 
     def exact_sd(self, a: np.ndarray, b: np.ndarray, q: int) -> float:

@@ -12,12 +12,17 @@ from an angular or spatial grid:
   and everything below has a closed form: the point of a circle nearest a start, and
   the crossings of two circles;
 * for other shapes the same questions become scalar root problems along ``θ`` and are
-  solved with ``scipy.optimize.brentq`` to 1e-12 rad. Roots are bracketed by sign
-  changes on a set of angles that is refined (doubled) until the number of brackets is
-  the same on two successive refinements, starting from 64 angles plus every flat-edge
-  normal of the parts (where the curve has corners). A root pair closer together than
-  the final spacing can still be missed; that loses a candidate (a worse placement),
-  never gives a wrong one, and the callers say so where it matters (``exact``).
+  solved with ``scipy.optimize.brentq`` to 1e-12 rad. When the condition is a distance
+  (Lipschitz constant 1 in the point) the roots are isolated with a proof
+  (``lipschitz_roots``): the curve's speed is bounded by its parts' largest radii of
+  curvature plus the gap, and an interval between samples whose values share a sign
+  is dropped only when that bound shows the condition cannot vanish inside it, so a
+  root pair closer together than any sample spacing is found. Otherwise (a condition
+  of unknown Lipschitz constant, or past the evaluation cap) brackets are sign changes
+  on a set of angles refined (doubled) until the number of brackets is the same twice,
+  starting from 64 angles plus every flat-edge normal (where the curve has corners); a
+  root pair closer together than the final spacing can then still be missed, which
+  loses a candidate (a worse placement), never gives a wrong one.
 
 The module knows no game rules: what a gap means (contact, engagement, coherency) is
 the caller's business. Lengths are in the caller's unit.
@@ -181,6 +186,19 @@ class OffsetCurve:
         fl = _flat_angles(target) + [a + math.pi for a in _flat_angles(mover)]
         self.corners = sorted({(a + 2 * math.pi) % (2 * math.pi) for a in fl})
 
+    def speed(self) -> float | None:
+        """A bound on |dc/dθ| along every piece between corners: the largest radius of
+        curvature of a target part plus that of a mover part, plus |d| (a support
+        point moves at the radius of curvature; flat sides move only at corners, which
+        are handled apart). None when a part's curvature is not known here."""
+        best = 0.0
+        for tp, mp, _ in self.pieces:
+            ra, rb = _max_curvature_radius(tp), _max_curvature_radius(mp)
+            if ra is None or rb is None:
+                return None
+            best = max(best, ra + rb)
+        return best + abs(self.d)
+
     def at(self, k: int, th: np.ndarray) -> np.ndarray:
         tp, mp, c = self.pieces[k]
         th = np.atleast_1d(np.asarray(th, dtype=float))
@@ -193,12 +211,18 @@ class OffsetCurve:
             return t.center, self.mover.parts[0].r + t.r + self.d  # type: ignore[attr-defined]
         return None
 
-    def roots(self, g: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """Points of the curve where the scalar function ``g`` of the centre is zero."""
+    def roots(self, g: Callable[[np.ndarray], np.ndarray], g_lip: float | None = None) -> np.ndarray:
+        """Points of the curve where the scalar function ``g`` of the centre is zero.
+
+        ``g_lip``: a Lipschitz constant of g in the point (1 for a distance). With it
+        (and a curve whose speed is bounded, ``speed``) the roots are isolated with a
+        proof (``angle_roots``); without it, by the refined angle set."""
         out = []
+        sp = self.speed()
+        lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            for th in angle_roots(f, self.corners):
+            for th in angle_roots(f, self.corners, lip=lip):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
                 if abs(float(g(q[None])[0])) <= 1e-7:
@@ -212,6 +236,14 @@ class OffsetCurve:
                     continue
                 h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
                 h0, h1 = h(0.0), h(1.0)
+                if g_lip is not None:
+                    # the straight piece with the Lipschitz bound: a dip between its ends
+                    # (two crossings, ends on one side) is found too
+                    hv = lambda t, p0=p0, p1=p1: g(p0[None] + np.atleast_1d(t)[:, None] * (p1 - p0)[None])  # noqa: E731
+                    ts = segment_roots(hv, g_lip * float(np.hypot(*(p1 - p0))))
+                    if ts is not None:
+                        out.extend(p0 + t * (p1 - p0) for t in ts)
+                        continue
                 if h0 == 0.0:
                     out.append(p0)
                 elif h0 * h1 < 0:
@@ -233,7 +265,14 @@ class OffsetCurve:
                 v = self.at(k, th) - p
                 return v[:, 0] * np.sin(th) - v[:, 1] * np.cos(th)
 
-            cand = [self.at(k, np.array([th]))[0] for th in angle_roots(f, self.corners)]
+            # |f'| <= |c'| + |c - p|: the curve's speed plus its farthest reach from p
+            sp = self.speed()
+            lip = None
+            if sp is not None:
+                tp, mp, c = self.pieces[k]
+                far = float(np.hypot(*(tp.center - p))) + tp.radius + float(np.hypot(*(mp.center - c))) + mp.radius + abs(self.d)
+                lip = sp + far
+            cand = [self.at(k, np.array([th]))[0] for th in angle_roots(f, self.corners, lip=lip)]
             # at a corner the curve is a straight piece: the foot of p on it
             for a in self.corners:
                 p0 = self.at(k, np.array([a - CORNER_EPS]))[0]
@@ -249,13 +288,21 @@ class OffsetCurve:
         return np.zeros((0, 2)) if best is None else best[1][None]
 
 
-def angle_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None) -> list[float]:
+def angle_roots(
+    f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None, lip: float | None = None
+) -> list[float]:
     """Roots of a continuous 2π-periodic function of the angle, each to ROOT_XTOL.
 
-    Brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced plus
-    ``extra``), doubled until two successive refinements give the same number of
+    With ``lip`` (a bound on |f'| between the ``extra`` angles, where f may jump):
+    ``lipschitz_roots``, which proves every stretch it drops free of roots. Without
+    it: brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced
+    plus ``extra``), doubled until two successive refinements give the same number of
     brackets (or MAX_ANGLES is reached); each bracket is then solved by brentq. Exact
     zeros at sample angles are roots too."""
+    if lip is not None and math.isfinite(lip) and lip > 0.0:
+        got = lipschitz_roots(f, extra or [], lip)
+        if got is not None:
+            return got
     extra = extra or []
     n = START_ANGLES
     prev = -1
@@ -285,6 +332,129 @@ def angle_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None
             continue
         out.append(a if ga == 0 else b if gb == 0 else brentq(g, a, b, xtol=ROOT_XTOL))
     return out
+
+
+#: ``lipschitz_roots``: an interval narrower than this (radians) that still cannot be
+#: proven root-free is a touching point (|f| <= lip * width / 2 there)
+TOUCH_WIDTH = 1e-10
+_START = np.linspace(0.0, 2 * math.pi, START_ANGLES + 1)
+#: ``lipschitz_roots`` gives up (and the refined angle set is used) past this many
+#: evaluations, e.g. when f vanishes along a whole stretch
+MAX_EVALS = 20000
+
+
+def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], lip: float) -> list[float] | None:
+    """Roots of a 2π-periodic f with |f'| <= lip between the ``extra`` angles (where f
+    may jump), isolated with a proof. Starting from ``START_ANGLES`` even angles plus ``extra``, an interval
+    [a, b] whose values have the same sign is dropped only when
+    ``|f(a)| + |f(b)| > lip * (b - a)`` (then f cannot reach 0 inside it); otherwise it
+    is halved, so a pair of roots between two samples (a narrow crossing, where the
+    sign comes back) is always found. An interval with a sign change holds a root,
+    solved by brentq (it could hold three; a Lipschitz bound alone cannot exclude
+    that, see docs/geometry.md). An interval that shrinks below
+    ``TOUCH_WIDTH`` without a proof is a touching point (f within lip * width of 0),
+    reported at its end of smaller |f|. Returns None past ``MAX_EVALS`` evaluations."""
+    # f may jump at a corner: sample just either side of it, and never judge the
+    # interval across the jump (``OffsetCurve.roots`` solves the straight piece there)
+    # (the period runs from s to s + 2π, with s off every corner)
+    tp = 2 * math.pi
+    ex = np.asarray(extra, dtype=float) % tp
+    s0 = 0.0
+    if len(ex) and bool(np.any(np.minimum(ex, tp - ex) < 1e-6)):
+        s0 = math.pi / START_ANGLES
+    ex = s0 + (ex - s0) % tp
+    th = _START + s0 if not len(ex) else np.unique(np.concatenate([_START + s0, ex - CORNER_EPS, ex + CORNER_EPS]))
+    v = np.asarray(f(th), dtype=float)
+    evals = len(th)
+    out = th[np.flatnonzero(v[:-1] == 0.0)].tolist()
+    a, b, fa, fb = th[:-1], th[1:], v[:-1], v[1:]
+    if len(ex):
+        jump = np.zeros(len(a), dtype=bool)
+        for c in ex:
+            jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
+        a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
+
+    return _isolate(f, a, b, fa, fb, lip, evals, out)
+
+
+def _isolate(
+    f: Callable[[np.ndarray], np.ndarray],
+    a: np.ndarray,
+    b: np.ndarray,
+    fa: np.ndarray,
+    fb: np.ndarray,
+    lip: float,
+    evals: int,
+    out: list[float],
+) -> list[float] | None:
+    """The roots of f inside the intervals [a[i], b[i]] (values fa, fb at their ends),
+    |f'| <= lip: sign changes by brentq, same-sign intervals dropped by the Lipschitz
+    bound or halved (see ``lipschitz_roots``)."""
+
+    def f1(x: float) -> float:
+        return float(np.asarray(f(np.array([x])))[0])
+
+    while len(a):
+        if evals > MAX_EVALS:
+            return None
+        w = b - a
+        prod = fa * fb
+        for i in np.flatnonzero(prod < 0.0):  # a sign change: a root inside
+            out.append(brentq(f1, float(a[i]), float(b[i]), xtol=ROOT_XTOL))
+        # same sign: dropped only when f cannot reach 0 in between
+        split = (prod > 0.0) & (np.abs(fa) + np.abs(fb) <= lip * w)
+        if not split.any():
+            break
+        tiny = split & (w < TOUCH_WIDTH)
+        if tiny.any():  # a touching point: |f| <= lip * w / 2 somewhere in here
+            for i in np.flatnonzero(tiny):
+                out.append(float(a[i]) if abs(fa[i]) <= abs(fb[i]) else float(b[i]))
+            split &= ~tiny
+        a, b, fa, fb = a[split], b[split], fa[split], fb[split]
+        m = 0.5 * (a + b)
+        fm = np.asarray(f(m), dtype=float)
+        evals += len(m)
+        if (fm == 0.0).any():
+            out.extend(m[fm == 0.0].tolist())
+        a, b, fa, fb = np.concatenate([a, m]), np.concatenate([m, b]), np.concatenate([fa, fm]), np.concatenate([fm, fb])
+    if len(out) < 2:
+        return out
+    out.sort()
+    # a touching point or a root on a split angle may be reported by both neighbours
+    merged = [out[0]]
+    for t in out[1:]:
+        if t - merged[-1] > 1e-9:
+            merged.append(t)
+    return merged
+
+
+def segment_roots(h: Callable[[np.ndarray], np.ndarray], lip: float) -> list[float] | None:
+    """Roots of h on [0, 1] with |h'| <= lip, isolated as in ``lipschitz_roots`` (from
+    9 even samples). None past the evaluation cap."""
+    t = np.linspace(0.0, 1.0, 9)
+    v = np.asarray(h(t), dtype=float)
+    out = t[np.flatnonzero(v == 0.0)].tolist()
+    got = _isolate(h, t[:-1], t[1:], v[:-1], v[1:], max(lip, 1e-300), len(t), out)
+    if got is None:
+        return None
+    return sorted(set(got))
+
+
+def _max_curvature_radius(p: object) -> float | None:
+    """The largest radius of curvature of a convex part's boundary (0 for flat sides)."""
+    if isinstance(p, Disc):
+        return float(p.r)
+    if isinstance(p, Capsule):
+        return float(p.r)
+    if isinstance(p, ConvexPolygon):
+        return 0.0
+    if isinstance(p, Sum):
+        rs = [_max_curvature_radius(q) for q in p.parts]
+        return None if any(r is None for r in rs) else float(sum(rs))  # type: ignore[arg-type]
+    a, b = getattr(p, "a", None), getattr(p, "b", None)
+    if a is not None and b is not None and min(a, b) > 0:
+        return float(max(a, b) ** 2 / min(a, b))  # an ellipse: at the ends of its long axis
+    return None
 
 
 # ----------------------------------------------------------------------------- spots
@@ -391,11 +561,12 @@ def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footpr
     # the circle's centre (cheap); otherwise solve for the exact gap to ``other``
     if b is not None:
         cb, rb = b
-        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb)
+        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb, g_lip=1.0)
     if a is not None:
         ca, ra = a
-        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra)
-    return cur.roots(lambda P: sd_at(mover, P, other) - k)
+        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra, g_lip=1.0)
+    # a signed distance moves no faster than the point: 1-Lipschitz
+    return cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0)
 
 
 def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.ndarray, rho: float) -> np.ndarray:
@@ -411,7 +582,7 @@ def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.
     c = np.asarray(c, dtype=float)
     if float(np.hypot(*(target.center - c))) > target.radius + 2 * mover.radius + d + rho:
         return np.zeros((0, 2))
-    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho)
+    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho, g_lip=1.0)
 
 
 def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B: list[Footprint], gaps_b: list[float]) -> np.ndarray:

@@ -12,11 +12,13 @@ The signed distance between two convex sets ``A`` and ``B`` is
 
 which is the gap when they are apart and minus the penetration depth when they
 overlap (separating-hyperplane duality). We use closed forms where they exist
-(disc-disc, disc-polygon, point-ellipse by a bracketed root solve) and otherwise
-maximise the one-dimensional function above: a dense sweep of ``SWEEP`` directions
-followed by a golden-section refinement around the best two candidates to below
-1e-10 radians (see ``translations_signed_distance``). The resulting distance error is below ``SOLVE_TOL`` (1e-9 of the unit), far
-inside the contract's comparison tolerance ``TOL`` (1e-6 of the unit).
+(disc-disc, disc-polygon, point-ellipse by a bracketed root solve) and otherwise a
+certified solve (``convex_distance``): every step yields a proven lower bound (the
+support gap of a direction) and a proven upper bound (two actual points, one on each
+body, or the depth of a polygon inscribed in the difference body), and the solve
+stops only when they are within ``SOLVE_TOL`` (1e-9 of the unit) of each other, far
+inside the contract's comparison tolerance ``TOL`` (1e-6 of the unit). No direction
+grid decides a value.
 
 Nothing here knows about any game's rules.
 """
@@ -30,12 +32,12 @@ from functools import cached_property
 
 import numpy as np
 
+from .convex_distance import batch_overlap, batch_separated, solve
+
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
 #: Accuracy of numeric distance solves (well inside TOL).
 SOLVE_TOL = 1e-9
-SWEEP = 96
-ANGLE_XTOL = 1e-11
 
 Vec = np.ndarray
 
@@ -350,8 +352,30 @@ def _sep(A: Convex, B: Convex, th: np.ndarray) -> np.ndarray:
     return -B.h(-u) - A.h(u)
 
 
+def least_curvature_radius(p: Convex) -> float:
+    """A lower bound on the radius of curvature of a convex part's boundary (0 where
+    it has corners)."""
+    if isinstance(p, Disc):
+        return float(p.r)
+    if isinstance(p, Ellipse):
+        return float(min(p.a, p.b) ** 2 / max(p.a, p.b))
+    if isinstance(p, Capsule):
+        return float(p.r)
+    if isinstance(p, Sum):
+        return float(sum(least_curvature_radius(q) for q in p.parts))
+    return 0.0
+
+
+def _round(p: Convex) -> Convex:
+    """An ellipse whose axes are equal is a disc (its closed forms are exact)."""
+    if isinstance(p, Ellipse) and p.a == p.b:
+        return Disc(p.c, p.a)
+    return p
+
+
 def convex_signed_distance(A: Convex, B: Convex) -> float:
     """Signed distance between two convex parts (gap, or minus penetration depth)."""
+    A, B = _round(A), _round(B)
     if isinstance(A, Disc) and isinstance(B, Disc):
         return float(np.hypot(*(B.center - A.center)) - A.r - B.r)
     if isinstance(A, Disc) and isinstance(B, ConvexPolygon):
@@ -365,7 +389,7 @@ def convex_signed_distance(A: Convex, B: Convex) -> float:
     ca, cb = _core(A), _core(B)
     if ca is not None and cb is not None:
         return core_signed_distance(ca[0], cb[0]) - ca[1] - cb[1]
-    # the general case (ellipses, sums): the bracketed golden-section solve below
+    # the general case (ellipses, sums): the certified solve
     return float(translations_signed_distance(A, B, np.zeros((1, 2)))[0])
 
 
@@ -610,20 +634,28 @@ def to_shapely(fp: Footprint, n: int = 64, circumscribed: bool = False):
 # ----------------------------------------------------------------------------------
 
 _GRID = 64
-_GOLDEN_ITERS = 48
 
 
-def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray) -> np.ndarray:
-    """Signed distance between ``A0 + p`` and ``B`` for every translation p in P (n,2).
+def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: float = SOLVE_TOL) -> np.ndarray:
+    """Signed distance between ``A0 + p`` and ``B`` for every translation p in P (n,2),
+    certified to within ``tol`` (default 1e-9 of the unit).
 
-    sd(A0+p, B) = max_u [ -h_B(-u) - h_A0(u) - u.p ]. The maximum is bracketed on a
-    grid of 64 directions and refined by a vectorised golden-section search to an
-    angle interval below 1e-10 rad (distance error far below ``SOLVE_TOL``).
+    sd(A0+p, B) = max_u [ -h_B(-u) - h_A0(u) - u.p ]. Discs and polygonal cores take
+    closed forms. Otherwise (``convex_distance``): the support points of the two bodies
+    on 64 evenly spread directions are shared by every row; a row with a positive value
+    among them is separated, and its maximum is bisected inside the proven bracket
+    round the best of them (``batch_separated``; the support function is concave in
+    the angle wherever it is positive); every other row, and any row that
+    bracket does not certify, is solved by the certified polygon loop (``solve``),
+    which starts from those same support points. Each value returned lies within tol
+    of a lower bound (a direction's support gap) and an upper bound (two actual
+    points, or the depth of a polygon inscribed in the difference body).
     """
     P = np.atleast_2d(np.asarray(P, dtype=float))
     n = len(P)
     if n == 0:
         return np.zeros(0)
+    A0, B = _round(A0), _round(B)
     if isinstance(A0, Disc) and isinstance(B, (Disc, ConvexPolygon, Ellipse)):
         pts = P + A0.center
         fp = Footprint((B,))
@@ -634,48 +666,48 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray) -> np.nda
         return np.array([core_signed_distance(ca[0] + p, cb[0]) for p in P]) - ca[1] - cb[1]
     th = np.linspace(0.0, 2 * math.pi, _GRID, endpoint=False)
     U = _unit(th)
-    c = -B.h(-U) - A0.h(U)  # (g,)
-    S = c[None, :] - P @ U.T  # (n, g)
-    best_i = np.argmax(S, axis=1)
-    step = 2 * math.pi / _GRID
-    out = S[np.arange(n), best_i]
-    # refine the best two grid maxima per translation
-    second = np.argsort(S, axis=1)[:, -2]
-    for idx in (best_i, second):
-        lo = th[idx] - step
-        hi = th[idx] + step
-        gr = (math.sqrt(5) - 1) / 2
+    SA, SB = A0.support(U), B.support(-U)
+    zgrid = SB - SA  # minimiser of B - A0 along each direction
+    S = np.einsum("gk,gk->g", zgrid, U)[None, :] - P @ U.T  # (n, g): lower bounds
+    out = np.empty(n)
+    lower = np.full(n, -np.inf)
+    upper = np.full(n, np.inf)
+    best = np.argmax(S, axis=1)
+    sep = np.flatnonzero(S[np.arange(n), best] > 0.0)
+    if len(sep):
 
-        def f(t: np.ndarray) -> np.ndarray:
-            u = _unit(t)
-            return -B.h(-u) - A0.h(u) - np.einsum("ij,ij->i", u, P)
+        def zfun(Um: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            return B.support(-Um) - A0.support(Um) - P[sep[rows]]
 
-        x1 = hi - gr * (hi - lo)
-        x2 = lo + gr * (hi - lo)
-        f1, f2 = f(x1), f(x2)
-        for _ in range(_GOLDEN_ITERS):
-            left = f1 > f2
-            hi = np.where(left, x2, hi)
-            lo = np.where(left, lo, x1)
-            x2n = np.where(left, x1, lo + gr * (hi - lo))
-            x1n = np.where(left, hi - gr * (hi - lo), x2)
-            f2n = np.where(left, f1, np.nan)
-            f1n = np.where(left, np.nan, f2)
-            need1 = np.isnan(f1n)
-            need2 = np.isnan(f2n)
-            if need1.any():
-                f1n[need1] = f(x1n[need1]) if need1.all() else _f_sub(f, x1n, need1)
-            if need2.any():
-                f2n[need2] = f(x2n[need2]) if need2.all() else _f_sub(f, x2n, need2)
-            x1, x2, f1, f2 = x1n, x2n, f1n, f2n
-        out = np.maximum(out, np.maximum(f1, f2))
+        v, lo_, up_, _ = batch_separated(th[best[sep]], 2 * math.pi / _GRID, zfun, tol)
+        out[sep], lower[sep], upper[sep] = v, lo_, up_
+    cm = least_curvature_radius(A0) + least_curvature_radius(B)
+    dc = B.center - A0.center
+    ov = np.flatnonzero(~(upper - lower <= tol))
+    if len(ov):
+        # the rest (overlapping, or apart across an arc narrower than the spread): the
+        # bent-tangent bound on the shared support points, all rows at once; query
+        # angle t = theta + pi has h_C = -S and slope -cross(U, z)
+        Zr = zgrid[None, :, :] - P[ov][:, None, :]
+        Gv = -(U[None, :, 0] * Zr[:, :, 1] - U[None, :, 1] * Zr[:, :, 0])
+        reach_ov = np.hypot(*(dc[None, :] - P[ov]).T) + A0.radius + B.radius
+
+        def zq(Uq: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            return B.support(Uq) - A0.support(-Uq) - P[ov[rows]]
+
+        v, lo_, up_ = batch_overlap(th + math.pi, -S[ov], Gv, zq, reach_ov, cm, tol)
+        better = (up_ - lo_) < (upper[ov] - lower[ov])
+        k = ov[better]
+        out[k], lower[k], upper[k] = v[better], lo_[better], up_[better]
+    rest = np.flatnonzero(~(upper - lower <= tol))
+    if len(rest):
+        # support points in query direction t = theta + pi (the support of C = B - A0)
+        init_t = th + math.pi
+        for i in rest:
+            reach = float(np.hypot(*(dc - P[i]))) + A0.radius + B.radius
+            c = solve(A0.support, B.support, P[i], tol=tol, init=(init_t, SA, SB), reach=reach, curv_min=cm)
+            out[i] = c.value
     return out
-
-
-def _f_sub(f, x: np.ndarray, mask: np.ndarray) -> np.ndarray:  # noqa: ANN001
-    # evaluate f only where mask holds (f works on full-length arrays of translations)
-    full = f(x)
-    return full[mask]
 
 
 def footprint_translations_sd(A0: Footprint, B: Footprint, P: np.ndarray) -> np.ndarray:

@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from ..geometry.bases import base_footprint
 from ..geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint, signed_distance
@@ -111,36 +110,119 @@ def _nearest_on_polygon(V: np.ndarray, p: np.ndarray) -> np.ndarray:
     return p.copy() if inside else best
 
 
+#: Closest points of two convex parts are proven to this, in the scenario's unit.
+CLOSEST_TOL = 1e-9
+
+
+def _diff_support(p: Convex, q: Convex, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The point of the difference body q - p farthest along u, with the point of p and
+    the point of q it is made of."""
+    a = p.support(-u[None])[0]
+    b = q.support(u[None])[0]
+    return b - a, a, b
+
+
+def _nearest_on_simplex(S: list[tuple[np.ndarray, np.ndarray, np.ndarray]]):  # noqa: ANN202
+    """Nearest point to the origin of the hull of 1 or 2 simplex points: (v, weights,
+    the points that carry it)."""
+    if len(S) == 1:
+        return S[0][0], [1.0], S
+    z0, z1 = S[0][0], S[1][0]
+    e = z1 - z0
+    L2 = float(e @ e)
+    t = 0.0 if L2 == 0.0 else min(1.0, max(0.0, -float(z0 @ e) / L2))
+    if t == 0.0:
+        return z0, [1.0], S[:1]
+    if t == 1.0:
+        return z1, [1.0], S[1:]
+    return z0 + t * e, [1.0 - t, t], S
+
+
 def _part_closest(p: Convex, q: Convex) -> tuple[np.ndarray, np.ndarray]:
-    """Closest points of two convex parts: the centre line for two discs, otherwise
-    the direction maximising -h_q(-u) - h_p(u) (bounded scalar search), its support
-    points, and exact projections onto polygons (whose support points are not unique
-    along a flat side)."""
+    """Closest points of two convex parts: the centre line for two discs; otherwise
+    Gilbert's algorithm on the difference body q - p (the validator's own copy), and
+    when the parts overlap the expanding polygon for the deepest direction. Both stop
+    on a proof: a pair of actual points no farther apart than the lower bound a
+    direction gives plus ``CLOSEST_TOL``. Polygons then take exact projections (their
+    support points are not unique along a flat side)."""
     if isinstance(p, Disc) and isinstance(q, Disc):
         d = q.center - p.center
         n = float(np.linalg.norm(d))
         u = d / n if n > 0 else np.array([1.0, 0.0])
         return p.center + p.r * u, q.center - q.r * u
-
-    def g(t: float) -> float:
-        u = np.array([[math.cos(t), math.sin(t)]])
-        return float(p.h(u)[0] + q.h(-u)[0])
-
-    ts = np.radians(np.arange(0.0, 360.0, 0.5))
-    U = np.stack([np.cos(ts), np.sin(ts)], axis=-1)
-    k = int(np.argmin(p.h(U) + q.h(-U)))
-    step = math.radians(0.5)
-    res = minimize_scalar(g, bounds=(float(ts[k]) - step, float(ts[k]) + step), method="bounded",
-                          options={"xatol": 1e-12})
-    u = np.array([[math.cos(float(res.x)), math.sin(float(res.x))]])
-    a, b = p.support(u)[0], q.support(-u)[0]
+    v = q.center - p.center
+    if float(np.hypot(*v)) == 0.0:
+        v = np.array([1.0, 0.0])
+    S = [_diff_support(p, q, v / float(np.hypot(*v)))]
+    a = b = None
+    overlap = False
+    for _ in range(400):
+        v, wts, S = _nearest_on_simplex(S)
+        a = sum(w * s[1] for w, s in zip(wts, S, strict=True))
+        b = sum(w * s[2] for w, s in zip(wts, S, strict=True))
+        nv = float(np.hypot(*v))
+        if nv <= CLOSEST_TOL:
+            overlap = True
+            break
+        z, za, zb = _diff_support(p, q, -v / nv)
+        if nv - float(v @ z) / nv <= CLOSEST_TOL:  # upper |v| minus lower v.z/|v|
+            break
+        if len(S) == 2:
+            z0, z1 = S[0][0], S[1][0]
+            # the new point and the simplex enclose the origin: the parts overlap
+            cr = lambda m, n: float(m[0] * n[1] - m[1] * n[0])  # noqa: E731
+            s0, s1, s2 = cr(z1 - z0, -z0), cr(z - z1, -z1), cr(z0 - z, -z)
+            if (s0 >= 0 and s1 >= 0 and s2 >= 0) or (s0 <= 0 and s1 <= 0 and s2 <= 0):
+                S = [*S, (z, za, zb)]
+                overlap = True
+                break
+            # keep the edge of the triangle nearest the origin
+            best = None
+            for pair in ((S[0], (z, za, zb)), (S[1], (z, za, zb)), (S[0], S[1])):
+                vv, _, sub = _nearest_on_simplex(list(pair))
+                if best is None or float(vv @ vv) < best[0]:
+                    best = (float(vv @ vv), list(pair))
+            S = best[1]
+        else:
+            S = [*S, (z, za, zb)]
+    if overlap:
+        a, b = _deepest(p, q, S)
     if isinstance(q, ConvexPolygon):
         b = _nearest_on_polygon(q.V, a)
     if isinstance(p, ConvexPolygon):
         a = _nearest_on_polygon(p.V, b)
     if isinstance(q, ConvexPolygon):
         b = _nearest_on_polygon(q.V, a)
-    return a, b
+    return np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+
+
+def _deepest(p: Convex, q: Convex, S: list) -> tuple[np.ndarray, np.ndarray]:
+    """Overlapping parts: grow a polygon inside q - p round the origin, always at its
+    edge nearest the origin, until that edge is within ``CLOSEST_TOL`` of the body's
+    support line along its normal; the support points along that normal are the pair
+    of points that penetrate deepest."""
+    pts = [s for s in S]
+    for u in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        pts.append(_diff_support(p, q, np.array(u)))
+    # order round the origin's side: by angle of the points about their mean
+    cen = np.mean([s[0] for s in pts], axis=0)
+    pts.sort(key=lambda s: math.atan2(s[0][1] - cen[1], s[0][0] - cen[0]))
+    best = pts[0]
+    for _ in range(400):
+        Z = np.array([s[0] for s in pts])
+        E = np.roll(Z, -1, axis=0) - Z
+        L = np.hypot(E[:, 0], E[:, 1])
+        ok = L > 1e-12 * (1.0 + float(np.max(np.abs(Z))))
+        N = np.zeros_like(E)
+        N[ok] = np.stack([E[ok, 1], -E[ok, 0]], axis=-1) / L[ok, None]
+        dist = np.where(ok, np.einsum("ij,ij->i", N, Z), np.inf)
+        j = int(np.argmin(dist))
+        z, za, zb = _diff_support(p, q, N[j])
+        best = (z, za, zb)
+        if float(N[j] @ z) - float(dist[j]) <= CLOSEST_TOL:
+            break
+        pts.insert(j + 1, best)
+    return best[1], best[2]
 
 
 def closest_pair(A: Footprint, B: Footprint) -> tuple[np.ndarray, np.ndarray]:
