@@ -22,7 +22,8 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .geom import Poly, footprint_sd, overlaps, poly_seg_dist, sd
-from .solve import EDGES, Charge, Outcome, Placed
+from .placing import EDGES, Outcome, Placed
+from .solve import Charge
 from .world import StandW, World, build_world, unit_base
 
 NAME = "warmaster"
