@@ -2,31 +2,26 @@
 (``snapshot_tool.py``: every T9A call the tests, the examples and the benchmarks made
 at main 39c9b7d) are made again and compared field by field (numbers to 1e-6).
 
-The recorded calls that took more than ``FAST_CPU`` seconds are replayed by
-``python tests/t9a/snapshot_tool.py`` rather than here (the suite stays fast).
+The recorded calls that took more than ``snapshots.FAST_CPU`` seconds are replayed by
+``python tests/t9a/snapshot_tool.py`` rather than here (the suite stays fast). Loading,
+comparing and ``--write`` live in ``tests/snapshots.py``.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import pytest
-import snapshot_tool as st
+_TESTS = str(Path(__file__).resolve().parents[1])  # the shared helper; pytest has it on the path
+if _TESTS not in sys.path:  # run as a script (--write)
+    sys.path.insert(0, _TESTS)
+from snapshots import Snapshot, through_system  # noqa: E402
 
 SYSTEM = "t9a"
-DATA = Path(__file__).parent / "data"
-#: recorded calls slower than this (CPU seconds, as recorded) are left to ``--all``
-FAST_CPU = 0.25
 
-CALLS = st.load(SYSTEM, DATA)
-FAST = [i for i, c in enumerate(CALLS) if c["cpu"] <= FAST_CPU]
+SNAPSHOT = Snapshot(SYSTEM, Path(__file__).parent / "data", through_system(SYSTEM))
+test_the_snapshot_is_substantial, test_ruling_unchanged = SNAPSHOT.tests(min_calls=200, min_fast=100)
 
 
-def test_the_snapshot_is_substantial():
-    assert len(CALLS) > 200 and len(FAST) > 100
-
-
-@pytest.mark.parametrize("i", FAST)
-def test_ruling_unchanged(i):
-    c = CALLS[i]
-    assert st.compare(c["result"], st.run(SYSTEM, c)) == []
+if __name__ == "__main__":  # python tests/t9a/test_snapshot.py --write INDEX [...]
+    SNAPSHOT.main(sys.argv[1:])

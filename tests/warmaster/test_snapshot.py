@@ -1,49 +1,23 @@
 """The Warmaster rulings recorded before the exact round stands and the speed work
 (see ``tests/t9a/snapshot_tool.py``) are made again and compared field by field
-(numbers to 1e-6). Slow recorded calls are left to ``python tests/t9a/snapshot_tool.py``."""
+(numbers to 1e-6). Slow recorded calls are left to ``python tests/t9a/snapshot_tool.py``.
+Loading, comparing and ``--write`` live in ``tests/snapshots.py``."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "t9a"))
-import snapshot_tool as st  # noqa: E402
+_TESTS = str(Path(__file__).resolve().parents[1])  # the shared helper; pytest has it on the path
+if _TESTS not in sys.path:  # run as a script (--write)
+    sys.path.insert(0, _TESTS)
+from snapshots import Snapshot, through_system  # noqa: E402
 
 SYSTEM = "warmaster"
-DATA = Path(__file__).parent / "data"
-FAST_CPU = 0.25
 
-CALLS = st.load(SYSTEM, DATA)
-FAST = [i for i, c in enumerate(CALLS) if c["cpu"] <= FAST_CPU]
-
-
-def test_the_snapshot_is_substantial():
-    assert len(CALLS) > 150 and len(FAST) > 100
-
-
-@pytest.mark.parametrize("i", FAST)
-def test_ruling_unchanged(i):
-    c = CALLS[i]
-    assert st.compare(c["result"], st.run(SYSTEM, c)) == []
-
-
-def rewrite(indices: list[int]) -> None:
-    """Record the current ruling of the given calls (only for a deliberate, explained
-    change: add a line to ``data/CHANGES.md``)."""
-    import gzip
-    import json
-
-    calls = st.load(SYSTEM, DATA)
-    for i in indices:
-        calls[i]["result"] = st.run(SYSTEM, calls[i])
-    with gzip.open(DATA / f"{SYSTEM}.json.gz", "wt") as fh:
-        json.dump(calls, fh)
+SNAPSHOT = Snapshot(SYSTEM, Path(__file__).parent / "data", through_system(SYSTEM))
+test_the_snapshot_is_substantial, test_ruling_unchanged = SNAPSHOT.tests(min_calls=150, min_fast=100)
 
 
 if __name__ == "__main__":  # python tests/warmaster/test_snapshot.py --write 141 [...]
-    if sys.argv[1:2] != ["--write"] or len(sys.argv) < 3:
-        sys.exit("usage: test_snapshot.py --write INDEX [INDEX ...]")
-    rewrite([int(x) for x in sys.argv[2:]])
+    SNAPSHOT.main(sys.argv[1:])
