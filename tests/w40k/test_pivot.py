@@ -485,3 +485,49 @@ def test_a_two_model_unit_follows_through_the_slot_in_coherency() -> None:
     assert r.needed.distance == pytest.approx((X_T - ER - a) - 24 + a * math.pi / 2, abs=1e-6)
     assert r.success and validate(scen, r) == []
     assert all(mv.segments[0]["kind"] == "pivot" for mv in r.moves)
+
+
+def _edge_scene(y0: float) -> dict[str, Any]:
+    """A1 (60x35 mm oval, facing 60) stands ``y0`` from the board's south edge."""
+    data = _open_scene()
+    data["units"][0]["models"][0].update(at=[10.0, y0], facing=60.0)
+    data["units"][1]["models"][0].update(at=[30.0, y0 + 2])
+    return data
+
+
+def test_a_turn_that_swings_the_long_axis_past_the_board_edge() -> None:
+    """Facing 60 and facing 120 both keep the oval on the board when its centre is
+    ``a`` from the edge (their reach toward the edge is sqrt(a² sin² 60 + b² cos² 60) <
+    a); turning from one to the other swings the long axis through facing 90, where it
+    reaches ``a``: touching the edge is allowed, 1e-3 beyond it is not."""
+    from chargeref.geometry.pivot import extent
+    from chargeref.systems.w40k.pivots import sweep_on_board
+    from chargeref.systems.w40k.world import build_world
+
+    a, b = 30 / MM, 17.5 / MM
+    side = math.sqrt(a * a * 0.75 + b * b * 0.25)
+    assert side < a - 0.05
+    for gap, off in ((0.0, False), (1e-3, True)):
+        y0 = a - gap
+        data = _edge_scene(y0)
+        scen = scenario_from_data(data)
+        m = build_world(scen).by_id["A1"]
+        assert extent(turned(m.fp, 60.0))[2] >= -1e-12  # facing 120 itself is on the board
+        assert extent(sweep(m.fp, 60.0))[2] == pytest.approx(y0 - a, abs=1e-12)
+        assert sweep_on_board(m, 60.0, (44.0, 30.0)) is (not off)
+        # the validator, on a hand-made ruling that turns 60 -> 120 at the start
+        L = a * math.pi / 3
+        after = copy.deepcopy(data)
+        after["units"][0]["models"][0].update(at=[12.0, y0], facing=120.0)
+        ruling = {
+            "format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["T"], "eligible": True,
+            "success": True, "procedure": "normal", "roll": {"dice": [], "modifier": 0, "total": 12},
+            "moves": [{"id": "A1", "from": [10.0, y0], "to": [12.0, y0], "distance": 2.0 + L,
+                       "segments": [{"kind": "pivot", "at": [10.0, y0], "from": 60.0, "to": 120.0, "length": L},
+                                    {"kind": "line", "from": [10.0, y0], "to": [12.0, y0]}],
+                       "facing": 120.0, "facing_from": 60.0}],
+            "engaged": ["T"], "after": after,
+        }
+        got = _check(scen, ruling)
+        assert ("off_board" in got) is off, got
+        assert not {"bad_pivot", "pivot_cost", "pivot_blocked"} & set(got), got

@@ -186,8 +186,17 @@ def sweep(fp: Footprint, delta_deg: float) -> Footprint:
     return Footprint(fp.parts + end.parts + tuple(secs), "sweep", fp.origin)
 
 
+def extent(fp: Footprint) -> tuple[float, float, float, float]:
+    """``(min x, max x, min y, max y)`` of a footprint (a sweep included), exact: the
+    largest support value of its parts along each axis direction."""
+    u = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    h = np.max(np.stack([p.h(u) for p in fp.parts]), axis=0)
+    return -float(h[1]), float(h[0]), -float(h[3]), float(h[2])
+
+
 __all__ = [
     "Sector",
+    "extent",
     "extreme_points",
     "pivot_length",
     "pivotable",

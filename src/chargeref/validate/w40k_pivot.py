@@ -44,7 +44,7 @@ from ..geometry.bases import base_footprint
 from ..geometry.shapes import TOL, Convex, Disc, Footprint, Sum
 from ..systems.w40k.editions import edition as edition_of
 from . import Violation
-from .w40k_state import Ctx, Placed, _convex_sd, _crossing_cost
+from .w40k_state import Ctx, Placed, _convex_sd, _crossing_cost, _on_board
 
 BIG = frozenset({"MONSTER", "VEHICLE"})
 #: a turn may be recorded up to this far past 180 degrees (rounding)
@@ -282,6 +282,10 @@ def check_pivots(ctx: Ctx) -> list[Violation]:
                     out.append(Violation("pivot_in_er_of_non_target",
                                          f"{mid} turning at {list(where)} comes within engagement range of {eid} "
                                          f"(unit {e.unit}, not a target)", (mid, eid), {"model": eid, "unit": e.unit}))
+            # the turning base stays on the board all the way round, not only at its ends
+            if not _on_board(Footprint(tuple(parts)), ctx.before):
+                out.append(Violation("off_board", f"{mid} turning at {list(where)} sweeps (partly) off the board",
+                                     (mid,)))
             facing = f1
             if i == 0:
                 m2 = s.model.model_copy(update={"facing": f1})

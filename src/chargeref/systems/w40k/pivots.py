@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...geometry.paths import Barrier
-from ...geometry.pivot import pivot_length, pivotable, reach, sweep, turn_between, turned
+from ...geometry.pivot import extent, pivot_length, pivotable, reach, sweep, turn_between, turned
 from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
 from .world import Model, World
 
@@ -246,6 +246,15 @@ def sweep_clear(m: Model, delta: float, barriers: list[Barrier]) -> bool:
     return True
 
 
+def sweep_on_board(m: Model, delta: float, board: tuple[float, float]) -> bool:
+    """Does the region the base sweeps turning by ``delta`` at its spot stay on the board
+    (an edge may be touched)? A long axis or a corner that passes the direction of an
+    edge reaches farther than the base at either facing, so both ends on the board is not
+    enough."""
+    x0, x1, y0, y1 = extent(sweep(m.fp, delta))
+    return x0 >= -TOL and y0 >= -TOL and x1 <= board[0] + TOL and y1 <= board[1] + TOL
+
+
 def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier]) -> list[Plan]:
     """The pivot plans worth a solve: per rule, every pivotable model turned, and only the
     model nearest the targets turned; models whose sweep is not clear keep their facing."""
@@ -262,7 +271,8 @@ def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier]) 
             fac: dict[str, float] = {}
             for m in who:
                 d = turns[m.id].get(rule)
-                if d is None or abs(d) <= 1e-9 or not sweep_clear(m, d, barriers):
+                if d is None or abs(d) <= 1e-9 or not sweep_clear(m, d, barriers) \
+                        or not sweep_on_board(m, d, world.board):
                     continue
                 fac[m.id] = m.facing + d
             if not fac:
@@ -352,4 +362,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "plans", "proven_least", "replan", "sweep_clear"]
+__all__ = ["Plan", "apply_plan", "best_plan", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
