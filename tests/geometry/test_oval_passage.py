@@ -19,11 +19,7 @@ import math
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-from chargeref.geometry.paths import Barrier, Planner
-from chargeref.geometry.shapes import Disc, Ellipse, Footprint
-
-from .test_oval_paths_exact import (
+from test_oval_paths_exact import (
     SETTINGS,
     TWO_PI,
     check_path,
@@ -34,6 +30,9 @@ from .test_oval_paths_exact import (
     rock_closed_form,
     transform,
 )
+
+from chargeref.geometry.paths import Barrier, Planner
+from chargeref.geometry.shapes import Disc, Ellipse, Footprint
 
 
 @SETTINGS
