@@ -578,7 +578,12 @@ class _CSet:
 
     # -- exact signed distances ---------------------------------------------------
     def sd_pairs(
-        self, A: np.ndarray, B: np.ndarray, q: np.ndarray, tol: float = TOL, loose: bool = False
+        self,
+        A: np.ndarray,
+        B: np.ndarray,
+        q: np.ndarray,
+        tol: float = TOL,
+        loose: bool | np.ndarray = False,
     ) -> np.ndarray:
         """Signed distances from centre segments [A[i], B[i]] to C-obstacles q[i],
         decision-grade: ``value < -tol`` exactly when the swept base penetrates deeper
@@ -588,7 +593,9 @@ class _CSet:
 
         ``loose``: a segment that enters the circumscribed polygon of a *hard* curved
         C-obstacle counts as blocked without refining (conservative; used for the graph,
-        whose corners and sides are tangent to those very polygons)."""
+        whose corners and sides are tangent to those very polygons). A boolean array
+        over the C-obstacles instead limits that to those marked True (the graph judges
+        exactly an oval-involved C-obstacle whose polygon would close a true passage)."""
         out = np.empty(len(q))
         if len(q) == 0:
             return out
@@ -628,7 +635,9 @@ class _CSet:
                 r = rows[e]
                 lo[e] = _seg_poly_gap(a[e], b[e], po[r], No[r], Ho[r])
             amb = (~ex) & (lo < -tol)
-            if loose:
+            if isinstance(loose, np.ndarray):
+                amb &= ~(self.hard[qq] & loose[qq])
+            elif loose:
                 amb &= ~self.hard[qq]
             if amb.any():
                 k = np.flatnonzero(amb)
@@ -765,7 +774,7 @@ class _CSet:
         qs: np.ndarray,
         tol: float = TOL,
         owners: np.ndarray | None = None,
-        loose: bool = False,
+        loose: bool | np.ndarray = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For centre segments A[s]→B[s] against C-obstacles ``qs``: (blocked by a hard
         barrier, climb, and the (segment, barrier) index pairs penetrated deeper than
@@ -800,7 +809,7 @@ class _CSet:
         nbr: np.ndarray,
         own: np.ndarray,
         tol: float = TOL,
-        loose: bool = False,
+        loose: bool | np.ndarray = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Like :meth:`assess` for segments known to lie inside a disc of group
         ``group[s]``, tested only against that group's neighbours ``nbr[indptr[g]:
@@ -823,7 +832,7 @@ class _CSet:
         q: np.ndarray,
         d2: np.ndarray,
         tol: float,
-        loose: bool = False,
+        loose: bool | np.ndarray = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Narrow phase on candidate (segment, C-obstacle) pairs; ``d2`` = squared
         distance from the C-obstacle's bounding centre to the segment (exact for

@@ -56,8 +56,9 @@ The planner
    normal is inserted into the polygon locally, so the path can leave or arrive along
    the true tangent line. Two curved C-obstacles whose true gap is narrower than what
    their circumscribed polygons leave open get their separating normal inserted too,
-   so such passages stay open (for C-obstacles with an exact core: all but those
-   involving an ellipse).
+   so such passages stay open: for exact cores by the closed-form closest points, for
+   pairs involving an ellipse by the certified distance's best direction (and the
+   graph then judges those ellipse-involved C-obstacles exactly, not by their polygon).
 4. With a budget, only barriers whose C-obstacle can be reached within the budget are
    used (a disc around the start, or the ellipse of foci start and goal).
 
@@ -125,9 +126,8 @@ goal outside the grown C-obstacles; for a start or goal that touches a C-obstacl
 (handled by inserting its normal) the same bound is checked numerically, and
 ``tests/geometry/test_paths.py`` checks it against the closed-form
 tangent-arc-tangent length around a disc for ``n`` = 8, 12, 16 and 48. Passages
-narrower than ``ε`` between a curved C-obstacle and another one are kept open for
-C-obstacles with exact cores; for ellipses they may be lost (the answer is then
-longer, never invalid). Raise ``segments`` for a tighter bound (the excess falls as
+narrower than ``ε`` between a curved C-obstacle and another one are kept open (step 3
+of the planner; tests/geometry/test_oval_passage.py for ellipses). Raise ``segments`` for a tighter bound (the excess falls as
 ``1/n²``).
 
 Soft barriers: each path piece (segment or arc) that penetrates one pays its cost

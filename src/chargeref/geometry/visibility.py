@@ -11,6 +11,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from .. import budget
+from .convex_distance import solve
 from .cspace import (
     _ANG_EPS,
     _MERGE_R,
@@ -43,6 +45,9 @@ class _Graph:
         M = len(self.qs)
         self.M = M
         step = _TWO_PI / n
+        #: C-obstacles the graph's checks may judge by their circumscribed polygon
+        #: (``_CSet.sd_pairs``): all hard curved ones but those of an open narrow passage
+        self.loose: bool | np.ndarray = True
         gap_extra = self._gap_normals()
         ang_l, j_l, m_l, H_l = [], [], [], []
         G = _unit(np.arange(n) * step)
@@ -110,7 +115,7 @@ class _Graph:
             hard_ptr,
             hard_nbr,
             self.qs[self.mm[vi]],
-            loose=True,
+            loose=self.loose,
         )
         valid[vi[blocked]] = False
         self.valid = valid
@@ -154,11 +159,11 @@ class _Graph:
             m1, m2 = self.mm[t1c[first]], self.mm[t2c[first]]
             if sides:
                 blocked, climb, _, _ = cs.assess_near(
-                    A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1], loose=True
+                    A, B, m1, self.nbr_ptr, self.nbr, self.qs[m1], loose=self.loose
                 )
             else:
                 owners = np.stack([self.qs[m1], self.qs[m2]], axis=1)
-                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners, loose=True)
+                blocked, climb, _, _ = cs.assess(A, B, self.qs, owners=owners, loose=self.loose)
             keep = ~blocked
             e1_l.append(e1[keep])
             e2_l.append(e2[keep])
@@ -240,7 +245,52 @@ class _Graph:
                 th = math.atan2(u[1], u[0])
                 out.setdefault(int(a), []).append(th)
                 out.setdefault(int(b), []).append(th + math.pi)
+        self._oval_gap_normals(out)
         return out
+
+    def _oval_gap_normals(self, out: dict[int, list[float]]) -> None:
+        """The same for pairs with an oval-involved C-obstacle (no exact core). Such a
+        C-obstacle's polygon lies inside its bounding circle (``cs.radius`` is the
+        polygon's), so two whose circles are apart (allowing an exact partner its own
+        slack) cannot be closed together. For the rest the signed distance of the true
+        bodies is certified (``convex_distance.solve``, to 1e-9) and, where they do not
+        overlap beyond TOL, its best direction ``w`` is inserted into both polygons:
+        the tangent lines of normals ``w`` and ``−w`` then stand ``φ(w)`` apart (the
+        certified lower bound, positive when the bodies are apart), so neither polygon
+        reaches the other and the passage between them stays open."""
+        cs = self.cs
+        qs = self.qs
+        M = len(qs)
+        if M < 2 or cs.exact[qs].all():
+            return
+        sec1 = 1.0 / math.cos(math.pi / cs.n) - 1.0
+        slack = np.where(cs.exact[qs], cs.rho[qs] * sec1, 0.0) + 1e-12
+        c = cs.centre[qs]
+        R = cs.radius[qs]
+        inexact = np.flatnonzero(~cs.exact[qs])
+        for a in inexact:
+            # every partner of a (inexact partners once: the lower index first)
+            d = np.hypot(*(c - c[a]).T)
+            near = d - R - R[a] < slack + TOL
+            near[a] = False
+            near[inexact[inexact < a]] = False
+            for b in np.flatnonzero(near):
+                budget.check()
+                qa, qb = int(qs[a]), int(qs[b])
+                cert = solve(
+                    lambda U, q=qa: cs.support(q, U),
+                    lambda U, q=qb: cs.support(q, U),
+                    seeds=np.asarray([math.atan2(*(c[b] - c[a])[::-1])]),
+                )
+                if cert.value < -TOL:
+                    continue  # they overlap: no passage between them
+                th = math.atan2(float(cert.w[1]), float(cert.w[0]))
+                if not isinstance(self.loose, np.ndarray):
+                    self.loose = np.ones(cs.Q, dtype=bool)
+                # the polygon no longer stands in for it near the passage: judged exactly
+                self.loose[[q for q in (qa, qb) if not cs.exact[q]]] = False
+                out.setdefault(int(a), []).append(th)
+                out.setdefault(int(b), []).append(th + math.pi)
 
     # -- bitangent candidates -------------------------------------------------------
     def _in_cone(self, t: np.ndarray, nx: np.ndarray, ny: np.ndarray) -> np.ndarray:
