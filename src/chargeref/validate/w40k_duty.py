@@ -82,7 +82,8 @@ def _line_crossings(mover: Footprint, target: Footprint, d: float, axis: int, va
     hi = float(target.center[axis]) + target.radius + mover.radius + d
     if not lo - 1e-9 <= value <= hi + 1e-9:
         return np.zeros((0, 2))
-    return cur.roots(lambda P: P[:, axis] - value)
+    # a coordinate changes no faster than the point moves: Lipschitz constant 1
+    return cur.roots(lambda P: P[:, axis] - value, g_lip=1.0)
 
 
 def locus_candidates(
@@ -332,6 +333,8 @@ def ray_crossings(mover: Footprint, target: Footprint, d: float, rays: Sequence[
                 if t >= 0:
                     out.append(p0 + t * u)
         else:
-            side = cur.roots(lambda P, p0=p0, u=u: (P[:, 0] - p0[0]) * u[1] - (P[:, 1] - p0[1]) * u[0])
+            # the side of the ray's line: linear in P, its gradient as long as u
+            side = cur.roots(lambda P, p0=p0, u=u: (P[:, 0] - p0[0]) * u[1] - (P[:, 1] - p0[1]) * u[0],
+                             g_lip=float(np.hypot(u[0], u[1])))
             out.extend(q for q in side if float((q - p0) @ u) >= 0)
     return np.array(out).reshape(-1, 2)

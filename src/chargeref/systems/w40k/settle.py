@@ -103,7 +103,7 @@ def ray_locus_crossings(mover: Footprint, target: Footprint, d: float, p: np.nda
         if float(np.linalg.norm(target.center - (p + 0.5 * w))) > target.radius + 2 * mover.radius + d + 0.5 * math.sqrt(L2):
             return np.zeros((0, 2))
         n = np.array([-w[1], w[0]]) / math.sqrt(L2)
-        P = cur.roots(lambda X: (X - p) @ n)
+        P = cur.roots(lambda X: (X - p) @ n, g_lip=1.0)  # n is a unit normal: Lipschitz 1
         if len(P) == 0:
             return np.zeros((0, 2))
         ts = (P - p) @ w / L2
