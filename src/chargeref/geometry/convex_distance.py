@@ -286,19 +286,11 @@ def _taylor_bound(keys: list[float], HV: list[float], G: list[float], reach: flo
     T = np.asarray(keys)
     H0 = np.asarray(HV)
     G0 = np.asarray(G)
-    H1, G1 = np.roll(H0, -1), np.roll(G0, -1)
     w = np.roll(T, -1) - T
     w[-1] += _TWO_PI
-    K = np.maximum(0.0, np.maximum(H0, H1) + reach * w / 2.0 - curv_min)
-    num = H0 - H1 + G1 * w + K * w * w / 2.0
-    den = G0 - G1 - K * w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sc = np.where(den != 0.0, -num / den, -1.0)
-    ok = (sc > 0.0) & (sc < w)
-    qc = np.where(ok, H0 + G0 * sc - K * sc * sc / 2.0, np.inf)
-    lb = np.minimum(np.minimum(H0, H1), qc)
+    lb, off = _tangent_lb(H0, G0, np.roll(H0, -1), np.roll(G0, -1), w, reach, curv_min)
     j = int(np.argmin(lb))
-    t = float(T[j] + (sc[j] if ok[j] else w[j] / 2.0))
+    t = float(T[j] + off[j])
     return t % _TWO_PI, -float(lb[j])
 
 

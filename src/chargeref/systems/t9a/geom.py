@@ -282,23 +282,9 @@ def _sat_small(P: list[list[float]], Q: list[list[float]]) -> float:
 
 
 def _poly_gap_small(P: list[list[float]], Q: list[list[float]]) -> float:
-    axes = []
-    for V in (P, Q):
-        n = len(V)
-        for i in range(n):
-            x0, y0 = V[i]
-            x1, y1 = V[(i + 1) % n]
-            ex, ey = x1 - x0, y1 - y0
-            ln = math.hypot(ex, ey)
-            if ln > 0:
-                axes.append((ey / ln, -ex / ln))
-    best = -math.inf
-    for ax, ay in axes:
-        pp = [x * ax + y * ay for x, y in P]
-        qq = [x * ax + y * ay for x, y in Q]
-        sep = max(min(qq) - max(pp), min(pp) - max(qq))
-        if sep > best:
-            best = sep
+    """The gap of two small convex polygons: their edge-normal separation when they
+    overlap (``_sat_small``), else the least vertex-to-edge distance."""
+    best = _sat_small(P, Q)
     if best < 0:
         return best
     return math.sqrt(min(_vert_edge2(P, Q), _vert_edge2(Q, P)))
