@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chargeref.geometry.placement import circles_crossings_many
-from chargeref.systems.w40k.solver_base import StraightLines, circles_crossings_stack
+from chargeref.geometry.placement import circles_crossings_many, circles_crossings_stack
+from chargeref.systems.w40k.solver_base import StraightLines
 
 
 def _plain(C1, R1s, C2, R2s):  # noqa: ANN001, ANN202

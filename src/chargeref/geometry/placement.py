@@ -100,9 +100,18 @@ def circles_crossings_many(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: n
     k = len(i)
     if k == 0:
         return np.zeros((0, 2))
+    px, py, qx, qy = _crossings_at(C1, vx, vy, d, i, j, R1[i], R2[j])
+    out = np.empty((2 * k, 2))
+    out[:k, 0], out[:k, 1] = px, py
+    out[k:, 0], out[k:, 1] = qx, qy
+    return out
+
+
+def _crossings_at(C1, vx, vy, d, i, j, r1, r2):  # noqa: ANN001, ANN202
+    """The "+" and "-" crossings (px, py, qx, qy) of the circle pairs (i, j) with radii
+    r1, r2, from the centre offsets vx, vy and distances d of every pair: the closed
+    form of ``circle_crossings``, term for term."""
     d = d[i, j]
-    r1 = R1[i]
-    r2 = R2[j]
     ex = vx[i, j] / d
     ey = vy[i, j] / d
     a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
@@ -110,11 +119,43 @@ def circles_crossings_many(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: n
     mx = C1[i, 0] + a * ex
     my = C1[i, 1] + a * ey
     nx = -ey
+    return mx + h * nx, my + h * ex, mx - h * nx, my - h * ex
+
+
+def circles_crossings_stack(C1: np.ndarray, R1s: np.ndarray, C2: np.ndarray, R2s: np.ndarray) -> np.ndarray:
+    """``np.vstack([circles_crossings_many(C1, R1s[g], C2, R2s[g]) for g in range(G)])``
+    in one pass: the same rows in the same order (each radius pair's "+" crossings, then
+    its "-" ones), computed with the same arithmetic, so the same bits. perf: spot
+    construction asks for several radius pairs round the same centres (contact and
+    coherency loci), and the centre distances are shared."""
+    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
+    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
+    if len(C1) == 0 or len(C2) == 0:
+        return np.zeros((0, 2))
+    R1s = np.asarray(R1s, dtype=float).reshape(-1, len(C1))
+    R2s = np.asarray(R2s, dtype=float).reshape(-1, len(C2))
+    G = len(R1s)
+    if G == 0:
+        return np.zeros((0, 2))
+    vx = C2[None, :, 0] - C1[:, None, 0]
+    vy = C2[None, :, 1] - C1[:, None, 1]
+    d = np.hypot(vx, vy)
+    r1 = R1s[:, :, None]
+    r2 = R2s[:, None, :]
+    ok = (d > 0)[None] & (d[None] <= r1 + r2) & (d[None] >= np.abs(r1 - r2))
+    g, i, j = np.nonzero(ok)
+    k = len(g)
+    if k == 0:
+        return np.zeros((0, 2))
+    px, py, qx, qy = _crossings_at(C1, vx, vy, d, i, j, R1s[g, i], R2s[g, j])
+    # rows of pair g: its block starts after every earlier pair's two rows per crossing
+    cnt = np.bincount(g, minlength=G)
+    first = np.cumsum(cnt) - cnt
+    plus = 2 * first[g] + (np.arange(k) - first[g])
+    minus = plus + cnt[g]
     out = np.empty((2 * k, 2))
-    out[:k, 0] = mx + h * nx
-    out[:k, 1] = my + h * ex
-    out[k:, 0] = mx - h * nx
-    out[k:, 1] = my - h * ex
+    out[plus, 0], out[plus, 1] = px, py
+    out[minus, 0], out[minus, 1] = qx, qy
     return out
 
 
@@ -658,6 +699,7 @@ __all__ = [
     "angle_roots",
     "circle_crossings",
     "circles_crossings_many",
+    "circles_crossings_stack",
     "corner_circles",
     "tangent_points",
     "grown",

@@ -181,54 +181,6 @@ def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) 
     return (o1 * o2 < 0) & (o3 * o4 < 0)
 
 
-def circles_crossings_stack(C1: np.ndarray, R1s: np.ndarray, C2: np.ndarray, R2s: np.ndarray) -> np.ndarray:
-    """``np.vstack([circles_crossings_many(C1, R1s[g], C2, R2s[g]) for g in range(G)])``
-    in one pass: the same rows in the same order (each radius pair's "+" crossings, then
-    its "-" ones), computed with the same arithmetic term for term, so the same bits.
-    perf: the spot construction asks for several radius pairs round the same centres
-    (contact and coherency loci), and the centre distances are shared."""
-    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
-    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
-    if len(C1) == 0 or len(C2) == 0:
-        return np.zeros((0, 2))
-    R1s = np.asarray(R1s, dtype=float).reshape(-1, len(C1))
-    R2s = np.asarray(R2s, dtype=float).reshape(-1, len(C2))
-    G = len(R1s)
-    if G == 0:
-        return np.zeros((0, 2))
-    vx = C2[None, :, 0] - C1[:, None, 0]
-    vy = C2[None, :, 1] - C1[:, None, 1]
-    d = np.hypot(vx, vy)
-    r1 = R1s[:, :, None]
-    r2 = R2s[:, None, :]
-    ok = (d > 0)[None] & (d[None] <= r1 + r2) & (d[None] >= np.abs(r1 - r2))
-    g, i, j = np.nonzero(ok)
-    k = len(g)
-    if k == 0:
-        return np.zeros((0, 2))
-    d = d[i, j]
-    a1 = R1s[g, i]
-    a2 = R2s[g, j]
-    ex = vx[i, j] / d
-    ey = vy[i, j] / d
-    a = (a1 * a1 - a2 * a2 + d * d) / (2 * d)
-    h = np.sqrt(np.maximum(a1 * a1 - a * a, 0.0))
-    mx = C1[i, 0] + a * ex
-    my = C1[i, 1] + a * ey
-    nx = -ey
-    # rows of pair g: its block starts after every earlier pair's two rows per crossing
-    cnt = np.bincount(g, minlength=G)
-    first = np.cumsum(cnt) - cnt
-    plus = 2 * first[g] + (np.arange(k) - first[g])
-    minus = plus + cnt[g]
-    out = np.empty((2 * k, 2))
-    out[plus, 0] = mx + h * nx
-    out[plus, 1] = my + h * ex
-    out[minus, 0] = mx - h * nx
-    out[minus, 1] = my - h * ex
-    return out
-
-
 class StraightLines:
     """Exact, vectorised check that a disc base can move straight from its start to
     each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their

@@ -15,6 +15,7 @@ import shapely
 from ... import budget
 from ...geometry.placement import (
     circles_crossings_many,
+    circles_crossings_stack,
     corner_circles,
     locus_circle_crossings,
     locus_crossings,
@@ -32,7 +33,6 @@ from .solver_base import (
     Bank,
     Placement,
     _floor_edge_crossings,
-    circles_crossings_stack,
     face_spots,
 )
 from .world import CAN_USE_FLOORS, Model
