@@ -10,7 +10,12 @@ Rules checked (stable codes):
 
 * ``over_budget``, ``path_blocked``, ``path_mismatch``, ``distance_mismatch``,
   ``overlap``, ``in_terrain``, ``off_board``, ``after_mismatch``, ``facing_changed``:
-  as for charges, the budget being 3".
+  as for charges, the budget being 3" (a pivot's length included).
+* Pivots (``w40k_pivot``, read first): ``bad_pivot``, ``pivot_cost`` (the turn's
+  length, ``R·|Δ|``), ``pivot_blocked`` (the swept area enters terrain or a model a path
+  may not cross), ``off_board`` (the swept area leaves the board); the facing a move's
+  pivots leave is the one ``facing_changed`` expects. No engagement range is out of
+  bounds for a fight-phase sweep.
 * ``not_coherent``: the unit ends coherent (when some model moved).
 * ``not_closer``: a model that moves ends strictly closer to an enemy model that was
   closest to it when the move began (3D gap between the bases; ties allowed).
@@ -41,6 +46,7 @@ invent one.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -72,6 +78,7 @@ from .w40k import (
     coherency_problems,
     path_cost,
 )
+from .w40k_pivot import check_pivots
 
 #: edition 11 engagement range (the editions table)
 ER_H_ED11 = _edition(11).er
@@ -382,6 +389,16 @@ def _moved(ctx: Ctx, mid: str) -> bool:
     return s is not None and e is not None and (not _same_xy(s.xy, e.xy) or abs(s.z - e.z) > TOL)
 
 
+def check_fight_pivots(ctx: Ctx) -> list[Violation]:
+    """The charge validator's pivot checks (cost, blocked sweep, the facing left, the
+    board) on a fight-phase move. No enemy unit's engagement range is out of bounds in
+    the fight phase: every enemy unit counts as one the move is made toward, so the
+    sweep is only kept out of what a path may not cross."""
+    foes = tuple(u.id for u in ctx.before.units if u.player != ctx.charger.player)
+    # a shallow copy: the pivots' results land in the same dictionaries as ``ctx``'s
+    return check_pivots(replace(ctx, targets=list(foes)))
+
+
 def check_fight_closer(ctx: Ctx) -> list[Violation]:
     """A model that moves ends strictly closer to an enemy model that was closest to it
     when the move began."""
@@ -585,6 +602,10 @@ def validate_fight_move(before: Scenario40k, ruling: Ruling) -> list[Violation]:
     if ctx is None:
         return problems
     ctx.budget = FIGHT_MOVE * ctx.inch
+    # pivot pieces first (w40k_pivot.py): their length, their sweep, the facing they
+    # leave; the other checks then see each move without them, its path travelled by
+    # the base as the start pivot left it, the turns counted against the 3"
+    problems.extend(check_fight_pivots(ctx))
     for check in (check_after, check_facing, check_paths, check_end_positions):
         problems.extend(check(ctx))
     if any(_moved(ctx, m) for m in ctx.moves):

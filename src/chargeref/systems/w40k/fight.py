@@ -188,15 +188,18 @@ def _fight_move(scen_in: Scenario40k | World | dict[str, Any], unit: str, step: 
             continue
         p, zz = plan.pos[m.id], plan.z[m.id]
         keeps = m.id in mel.token and m.id not in moved_into and m.id not in drop
-        moves.append(mv.record(m, p, zz, mv.contacts_at(m, p, zz), keeps))
+        moves.append(mv.record(m, p, zz, mv.contacts_at(mv.placed(m.id, plan), p, zz), keeps, plan.pose.get(m.id, 0)))
     # the new scenario: moves, tokens removed by moving or dropping, then the bookkeeping
     data = scenario_to_data(scen)
     new = {mo.id: mo.to for mo in moves}
+    facing = {mo.id: mo.facing for mo in moves if mo.facing is not None}
     gone = set(moved_into) | set(drop)
     for ud in data["units"]:
         for md in ud["models"]:
             if md["id"] in new:
                 md["at"] = list(new[md["id"]])
+            if md["id"] in facing:
+                md["facing"] = facing[md["id"]]  # a base that turned (settle_pivots.py)
             if md["id"] in gone:
                 md["token"] = False
     after, more = token_refresh(data)
@@ -228,6 +231,8 @@ def _plan_engaged(scen: Scenario40k, mv: Settle, plan: Plan, untoken: set[str]) 
             if md["id"] in plan.moved:
                 p = plan.pos[md["id"]]
                 md["at"] = [float(p[0]), float(p[1]), plan.z[md["id"]]]
+                if plan.pose.get(md["id"]):
+                    md["facing"] = mv.placed(md["id"], plan).facing
             if md["id"] in untoken:
                 md["token"] = False
     s = scenario_from_data(data)

@@ -80,7 +80,8 @@ def heroic_intervention(system: _System, scen: Scenario40k, unit: str) -> Ruling
         reasons.append(Reason(code="no_legal_move", message="no model can end closer to the enemy model closest to it with the unit coherent"))
         return Ruling(system="40k", charger=unit, targets=targets, eligible=True, success=False, procedure="heroic_intervention",
                       reasons=reasons, details={"edition": 9, "heroic_intervention": True}, after=system._after(scen, _Req(unit), [], False, []))
-    moves = [mv.record(m, plan.pos[m.id], plan.z[m.id], mv.contacts_at(m, plan.pos[m.id], plan.z[m.id]), False)
+    moves = [mv.record(m, plan.pos[m.id], plan.z[m.id], mv.contacts_at(mv.placed(m.id, plan), plan.pos[m.id], plan.z[m.id]),
+                       False, plan.pose.get(m.id, 0))
              for m in models if m.id in plan.moved]
     after = system._after(scen, _Req(unit), moves, True, [])
     for ud in after["units"]:

@@ -37,6 +37,7 @@ import numpy as np
 from ... import budget
 from ...geometry.measure import piece_from_dict
 from ...geometry.paths import path_cost
+from ...geometry.pivot import pivotable
 from ...geometry.placement import (
     OffsetCurve,
     arrangement_points,
@@ -48,6 +49,7 @@ from ...geometry.placement import (
 from ...geometry.shapes import TOL, Ellipse, Footprint
 from ...ruling import Move
 from .moves import MoveRules, failed_charge_rules, gap3
+from .settle_pivots import Pose, record_turned, with_turns
 from .solver import ChargeProblem, coherency_adjacency, sd_many
 from .spots import SpotBuilder
 from .world import Model, World
@@ -129,12 +131,25 @@ class Opts:
     contact: np.ndarray
     er: np.ndarray
     gap: np.ndarray  # distance to the closest-at-start enemy model(s)
+    #: how the base turns on the way (index into ``Settle.poses[model]``; 0: it does not)
+    pose: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.pose is None:
+            self.pose = np.zeros(len(self.pts), dtype=int)
 
     def __len__(self) -> int:
         return len(self.pts)
 
     def take(self, mask: np.ndarray) -> Opts:
-        return Opts(self.pts[mask], self.z[mask], self.cost[mask], self.contact[mask], self.er[mask], self.gap[mask])
+        return Opts(self.pts[mask], self.z[mask], self.cost[mask], self.contact[mask], self.er[mask], self.gap[mask],
+                    self.pose[mask])  # type: ignore[index]
+
+    def joined(self, other: Opts) -> Opts:
+        return Opts(*(np.concatenate([getattr(self, f), getattr(other, f)]) for f in OPT_FIELDS))
+
+
+OPT_FIELDS = ("pts", "z", "cost", "contact", "er", "gap", "pose")
 
 
 @dataclass
@@ -143,6 +158,11 @@ class Plan:
     z: dict[str, float]
     cost: dict[str, float]
     moved: set[str] = field(default_factory=set)
+    #: the pose (``Settle.poses``) each moved model takes; absent: no turn
+    pose: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> Plan:
+        return Plan(dict(self.pos), dict(self.z), dict(self.cost), set(self.moved), dict(self.pose))
 
 
 class Settle:
@@ -179,6 +199,22 @@ class Settle:
             m.id: min((self._gap(m, m.xy[None], m.z, e)[0] for e in self.closest[m.id]), default=math.inf) for m in self.models
         }
         self._base_opts: dict[str, Opts] = {}
+        # pivots (settle_pivots.py): editions 9 and 10 let a non-round base turn about
+        # its centre at the start or the end of its move; ``poses[model][k]`` is the
+        # k-th such turn offered (index 0: none)
+        self.pivots = r.edition in (9, 10)
+        self.poses: dict[str, list[Pose | None]] = {m.id: [None] for m in self.models}
+        self._turned_fields: dict[tuple[str, float], object] = {}
+
+    def pose_model(self, m: Model, k: int) -> Model:
+        """The model as its base stands in pose ``k`` at the end of its move (at its start
+        spot: callers move the footprint where they need it)."""
+        pv = self.poses[m.id][k] if k else None
+        return m if pv is None else pv.model
+
+    def placed(self, mid: str, plan: Plan) -> Model:
+        """Model ``mid`` with the facing the plan gives it."""
+        return self.pose_model(self.by_id[mid], plan.pose.get(mid, 0))
 
     # ---------------------------------------------------------------- measures
     def _gap(self, m: Model, pts: np.ndarray, z: float | np.ndarray, e: Model) -> np.ndarray:
@@ -290,7 +326,7 @@ class Settle:
                 continue
             if float(np.linalg.norm(plan.pos[q.id] - m.xy)) > self.budget + coh + m.fp.radius + q.fp.radius:
                 continue
-            mates.append(q.fp.moved_to(_pt(plan.pos[q.id])))
+            mates.append(self.placed(q.id, plan).fp.moved_to(_pt(plan.pos[q.id])))
         # the unit moved as one body: this model's start moved as each mate has moved
         body = [m.xy + (plan.pos[q.id] - q.xy) for q in self.models if q.id in plan.moved and q.id != m.id]
         if not mates:
@@ -427,7 +463,10 @@ class Settle:
             if not o.contact.any() and best > bound + 10 * TOL:
                 far = self.evaluate(m, self._reach_spots(m, pts))
                 if len(far):
-                    o = Opts(*(np.concatenate([getattr(o, f), getattr(far, f)]) for f in ("pts", "z", "cost", "contact", "er", "gap")))
+                    o = o.joined(far)
+            if self.pivots and pivotable(m.fp) and self.floor_of(m) is None:
+                # a non-round base may turn where that reaches what it cannot unturned
+                o = with_turns(self, m, o)
             self._base_opts[m.id] = o
         return o
 
@@ -474,7 +513,7 @@ class Settle:
     # ---------------------------------------------------------------- the unit
     def _mates_graph(self, q: str | None, plan: Plan) -> tuple[list[Model], np.ndarray]:
         """The unit's models other than ``q`` and their coherency adjacency."""
-        ms = [m for m in self.models if m.id != q]
+        ms = [self.placed(m.id, plan) for m in self.models if m.id != q]
         adj = coherency_adjacency(ms, plan.pos, plan.z, self.w.rules, slack=TOL)
         return ms, adj
 
@@ -505,17 +544,23 @@ class Settle:
         need = 2 if self.two else 1
         return 1000 * (groups - 1) + int(np.sum(adj.sum(axis=1) < need))
 
-    def spot_scores(self, m: Model, pts: np.ndarray, z: np.ndarray, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
-        """For model m at each spot (its mates where the plan has them): the unit's
-        incoherence, and whether the spot overlaps a mate at the same level."""
+    def spot_scores(self, m: Model, pts: np.ndarray, z: np.ndarray, plan: Plan,
+                    pose: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For model m at each spot (its mates where the plan has them, turned as the
+        plan turns them; m turned as ``pose`` says): the unit's incoherence, and whether
+        the spot overlaps a mate at the same level."""
         k = len(pts)
         if len(self.models) <= 1 or k == 0:
             return np.zeros(k, dtype=int), np.zeros(k, dtype=bool)
         r = self.w.rules
         mates, adj = self._mates_graph(m.id, plan)
         sd = np.empty((k, len(mates)))
+        kinds = np.zeros(k, dtype=int) if pose is None else np.asarray(pose, dtype=int)
         for j, q in enumerate(mates):
-            sd[:, j] = sd_many(m.fp, pts, q.fp.moved_to(_pt(plan.pos[q.id])))
+            other = q.fp.moved_to(_pt(plan.pos[q.id]))
+            for v in np.unique(kinds):
+                rows = kinds == v
+                sd[rows, j] = sd_many(self.pose_model(m, int(v)).fp, pts[rows], other)
         dz = np.abs(z[:, None] - np.array([plan.z[q.id] for q in mates])[None, :])
         row = (sd <= r.coh + TOL) & (dz <= r.coh_v + TOL)
         overlap = np.any((sd < -EPS) & (dz <= 1e-9), axis=1)
@@ -570,22 +615,24 @@ class Settle:
         if not len(o):
             return False
         base = self.incoherence(plan)
-        score, overlap = self.spot_scores(m, o.pts, o.z, plan)
+        score, overlap = self.spot_scores(m, o.pts, o.z, plan, o.pose)
         return bool(np.any((score <= base) & ~overlap))
 
     def _with_links(self, m: Model, plan: Plan) -> Opts:
         o = self.options(m)
         extra = self.evaluate(m, self._link_spots(m, plan))
         if len(extra.pts):
-            o = Opts(*(np.concatenate([getattr(o, f), getattr(extra, f)]) for f in ("pts", "z", "cost", "contact", "er", "gap")))
+            o = o.joined(extra)
         return o
 
     def _set(self, plan: Plan, m: Model, o: Opts, i: int) -> None:
         plan.pos[m.id], plan.z[m.id], plan.cost[m.id] = o.pts[i].copy(), float(o.z[i]), float(o.cost[i])
         if float(np.linalg.norm(o.pts[i] - m.xy)) > 1e-12:
             plan.moved.add(m.id)
+            plan.pose[m.id] = int(o.pose[i])  # type: ignore[index]
         else:
             plan.moved.discard(m.id)
+            plan.pose.pop(m.id, None)
 
     def place(self, movers: list[str], must: set[str], passes: int = 4) -> Plan:
         """Move the listed models, each to its best spot, keeping the unit as coherent
@@ -651,7 +698,7 @@ class Settle:
                 oq = oq.take(oq.er | (np.linalg.norm(oq.pts - mq.xy, axis=1) <= 1e-12))
             if len(oq) == 0:
                 continue
-            score, ov = self.spot_scores(mq, oq.pts, oq.z, plan)
+            score, ov = self.spot_scores(mq, oq.pts, oq.z, plan, oq.pose)
             score = np.where(ov, np.iinfo(np.int64).max, score)
             gk = self._gap_key(oq)
             j = int(np.lexsort((oq.cost, gk, ~oq.er, ~oq.contact, score))[0])
@@ -676,7 +723,7 @@ class Settle:
                 if not ok.any():
                     continue
                 o = o.take(ok)
-                score, overlap = self.spot_scores(m, o.pts, o.z, plan)
+                score, overlap = self.spot_scores(m, o.pts, o.z, plan, o.pose)
                 fine = (score <= base) & ~overlap
                 for i in self._rank(o, False):
                     if fine[i]:
@@ -697,11 +744,11 @@ class Settle:
         ranked = [int(i) for i in self._rank(o, True) if moving[i]][:tries]
         if not ranked:
             return False
-        _, overlap = self.spot_scores(m, o.pts[ranked], o.z[ranked], plan)
+        _, overlap = self.spot_scores(m, o.pts[ranked], o.z[ranked], plan, o.pose[ranked])
         for i, bad in zip(ranked, overlap, strict=True):
             if bad:
                 continue
-            trial = Plan(dict(plan.pos), dict(plan.z), dict(plan.cost), set(plan.moved))
+            trial = plan.copy()
             self._set(trial, m, o, i)
             keys: dict[str, tuple[bool, bool, float] | None] = {mid: self._key(o, i)}
             inc = self.incoherence(trial)
@@ -716,19 +763,23 @@ class Settle:
                 keys[q] = self._key(oq, j)
                 inc = best[0][0]
             if inc <= base:
-                plan.pos, plan.z, plan.cost, plan.moved = trial.pos, trial.z, trial.cost, trial.moved
+                plan.pos, plan.z, plan.cost, plan.moved, plan.pose = trial.pos, trial.z, trial.cost, trial.moved, trial.pose
                 cur.update(keys)
                 return True
         return False
 
 
     # ---------------------------------------------------------------- the record
-    def record(self, m: Model, goal: np.ndarray, z: float, contacts: list[str], token: bool) -> Move:
+    def record(self, m: Model, goal: np.ndarray, z: float, contacts: list[str], token: bool, pose: int = 0) -> Move:
         """The model's move as published: the engine's exact path (tangent segments and
         arcs in ``segments``, their ends in ``path``), its cost with climbing and counted
         height. A straight move is rounded to 1e-6 like every coordinate; where rounding
         would lengthen a move that uses the whole budget, its end is pulled back along
-        the line to fit."""
+        the line to fit. ``pose``: the turn the model makes (settle_pivots.py), recorded
+        as a pivot piece at the start or the end of its pieces."""
+        pv = self.poses[m.id][pose] if pose else None
+        if pv is not None:
+            return record_turned(self, m, pv, goal, z, contacts, token)
         g = np.asarray(goal, dtype=float)
         pr = self.eng.path_of(m, g)
         vert = self.w.vertical_cost(m.z, z)
@@ -784,7 +835,7 @@ def failed_charge_moves(world: World, unit: str, targets: list[str], roll: float
     plan = st.place([m.id for m in st.models if not st.elevated(m)], set())
     if not plan.moved or st.incoherence(plan) > 0:
         return []
-    return [st.record(m, plan.pos[m.id], plan.z[m.id], [], False) for m in st.models if m.id in plan.moved]
+    return [st.record(m, plan.pos[m.id], plan.z[m.id], [], False, plan.pose.get(m.id, 0)) for m in st.models if m.id in plan.moved]
 
 
 __all__ = ["CLOSER_MARGIN", "Opts", "Plan", "Settle", "failed_charge_moves"]
