@@ -205,6 +205,7 @@ class Settle:
         self.pivots = r.edition in (9, 10)
         self.poses: dict[str, list[Pose | None]] = {m.id: [None] for m in self.models}
         self._turned_fields: dict[tuple[str, float], object] = {}
+        self.closer_margin = CLOSER_MARGIN
 
     def pose_model(self, m: Model, k: int) -> Model:
         """The model as its base stands in pose ``k`` at the end of its move (at its start

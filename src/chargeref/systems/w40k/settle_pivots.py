@@ -34,7 +34,7 @@ turning keeps its facing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -42,10 +42,11 @@ from ...geometry.pivot import pivot_length, turned
 from ...geometry.shapes import signed_distance
 from ...ruling import Move
 from .pivots import _candidate_turns, sweep_clear, sweep_on_board
+from .solver_base import EPS
 from .world import Model
 
-if TYPE_CHECKING:
-    from .settle import Opts, Settle
+# (no import of settle.py, which imports this module: the engine ``st`` and the type of
+# its options ``o`` come in as arguments)
 
 #: a spot is moved onto when it lies farther than this from the start
 MOVED = 1e-12
@@ -66,7 +67,7 @@ def _r6(x: float) -> float:
     return round(float(x), 6)
 
 
-def turns_for(st: Settle, m: Model) -> list[float]:
+def turns_for(st: Any, m: Model) -> list[float]:
     """The constructed turns (degrees, nonzero, each once) of model ``m``: pivots.py's
     rules toward each enemy model that was closest to it and toward the nearest model
     of the units the move is made toward."""
@@ -82,7 +83,7 @@ def turns_for(st: Settle, m: Model) -> list[float]:
     return out
 
 
-def _turned_field(st: Settle, m: Model, mt: Model, delta: float):  # noqa: ANN202
+def _turned_field(st: Any, m: Model, mt: Model, delta: float):  # noqa: ANN202
     key = (m.id, round(delta, 9))
     f = st._turned_fields.get(key)
     if f is None:
@@ -91,10 +92,9 @@ def _turned_field(st: Settle, m: Model, mt: Model, delta: float):  # noqa: ANN20
     return f
 
 
-def _turn_options(st: Settle, m: Model, delta: float) -> Opts | None:
-    """The ends model ``m`` reaches turning by ``delta`` at its start or at its end."""
-    from .settle import CLOSER_MARGIN, EPS, Opts
-
+def _turn_options(st: Any, m: Model, delta: float, Opts: type) -> Any:  # noqa: N803
+    """The ends model ``m`` reaches turning by ``delta`` at its start or at its end
+    (``Opts``: settle.py's options), or None."""
     length = pivot_length(m.fp, delta)
     if length >= st.budget:
         return None
@@ -110,7 +110,7 @@ def _turn_options(st: Settle, m: Model, delta: float) -> Opts | None:
     gap = np.full(len(pts), np.inf)
     for e in st.closest[m.id]:
         gap = np.minimum(gap, st._gap(mt, pts, b.z, e))
-    ok = b.ok & (gap < st.d0[m.id] - CLOSER_MARGIN)
+    ok = b.ok & (gap < st.d0[m.id] - st.closer_margin)
     idx = np.flatnonzero(ok)
     if len(idx) == 0:
         return None
@@ -140,7 +140,7 @@ def _turn_options(st: Settle, m: Model, delta: float) -> Opts | None:
     return Opts(pts[idx], b.z[idx], cost, contact, er, gap[idx], np.where(use_last, k_first + 1, k_first))
 
 
-def with_turns(st: Settle, m: Model, o: Opts) -> Opts:
+def with_turns(st: Any, m: Model, o: Any) -> Any:
     """``o`` (the unturned ends of ``m``) with the turned ends that give what none of
     ``o`` gives (see the module docstring)."""
     moving = np.linalg.norm(o.pts - m.xy, axis=1) > MOVED
@@ -150,7 +150,7 @@ def with_turns(st: Settle, m: Model, o: Opts) -> Opts:
     has_er = bool((o.er & moving).any())
     has_move = bool(moving.any())
     for delta in turns_for(st, m):
-        t = _turn_options(st, m, delta)
+        t = _turn_options(st, m, delta, type(o))
         if t is None:
             continue
         want = t.contact | (t.er & (not has_er)) | np.full(len(t), not has_move)
@@ -159,7 +159,7 @@ def with_turns(st: Settle, m: Model, o: Opts) -> Opts:
     return o
 
 
-def record_turned(st: Settle, m: Model, pv: Pose, goal: np.ndarray, z: float, contacts: list[str], token: bool) -> Move:
+def record_turned(st: Any, m: Model, pv: Pose, goal: np.ndarray, z: float, contacts: list[str], token: bool) -> Move:
     """A turned model's move as published: the pivot piece first (a turn at the start)
     or last (at the end), the exact path of the base as it travels (the turned base
     after a start pivot), its cost with the turn's length; ``facing`` and
