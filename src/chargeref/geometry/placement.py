@@ -441,7 +441,12 @@ def _isolate(
         w = b - a
         prod = fa * fb
         for i in np.flatnonzero(prod < 0.0):  # a sign change: a root inside
-            out.append(brentq(f1, float(a[i]), float(b[i]), xtol=ROOT_XTOL))
+            try:
+                out.append(brentq(f1, float(a[i]), float(b[i]), xtol=ROOT_XTOL))
+            except ValueError:
+                # f evaluated alone differs in its last bits from f evaluated in a batch,
+                # and here that flips the sign at an end: that end is the root
+                out.append(float(a[i]) if abs(fa[i]) <= abs(fb[i]) else float(b[i]))
         # same sign: dropped only when f cannot reach 0 in between
         split = (prod > 0.0) & (np.abs(fa) + np.abs(fb) <= lip * w)
         if not split.any():
