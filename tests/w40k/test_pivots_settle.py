@@ -352,3 +352,71 @@ def test_validator_failed_charge_sweep_1000_from_a_non_target_refused_1001_accep
     assert codes(validate(scen, r)) == ["pivot_in_er_of_non_target"]
     scen, r = _failed_with_turn(1e-3)
     assert validate(scen, r) == []
+
+
+# --------------------------------------------------------------------------- a turn at the end
+
+
+A_OV, B_OV = 30 / MM, 17.5 / MM  # a 60x35 mm oval's half axes
+
+
+def end_scene() -> dict[str, Any]:
+    """A 60x35 mm oval at (10, 15), its long axis across the way to T (round, its nearest
+    point at x = 12); a short wall 0.025" behind it: too close for a turn at the start."""
+    wx = 10.0 - B_OV - 0.05
+    return {
+        "format": "chargeref/1", "system": "40k", "unit": "in", "board": {"width": 44, "depth": 30},
+        "rules": {"edition": 10},
+        "terrain": [{"type": "wall", "id": "P", "points": [[wx, 14.8], [wx, 15.2]], "thickness": 0.05, "height": 5,
+                     "climbable": False}],
+        "units": [
+            {"id": "A", "player": 1, "keywords": ["INFANTRY"], "flags": ["charged"],
+             "models": [{"id": "A1", "at": [10.0, 15.0], "base": {"oval": [60, 35]}, "facing": 90.0}]},
+            {"id": "T", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "T1", "at": [12.0 + R_T, 15.0], "base": {"round": 32}}]},
+        ],
+    }
+
+
+def test_a_turn_at_the_end_spot_when_the_start_is_too_tight() -> None:
+    """With the wall behind it the oval cannot turn where it starts (its long axis would
+    sweep through the wall); it can walk unturned to where a quarter turn ends with the
+    end of its long axis on T, the sweep only touching T: the path then the turn, in
+    closed form. (The unturned base reaches contact more cheaply, so the search keeps
+    it; the turned end is built and recorded here directly.)"""
+    import numpy as np
+
+    from chargeref.systems.w40k.moves import fight_rules
+    from chargeref.systems.w40k.pivots import sweep_clear
+    from chargeref.systems.w40k.settle import Opts, Settle
+    from chargeref.systems.w40k.settle_pivots import _turn_options, record_turned
+    from chargeref.systems.w40k.world import build_world
+
+    scen = scenario_from_data(end_scene())
+    w = build_world(scen)
+    st_ = Settle(w, "A", fight_rules(w, "A", "pile_in"))
+    m = st_.by_id["A1"]
+    assert not sweep_clear(m, -90.0, st_.eng.barriers)
+    o = _turn_options(st_, m, -90.0, Opts)
+    assert o is not None
+    i = int(np.argmin(np.linalg.norm(o.pts - np.array([12.0 - A_OV, 15.0]), axis=1)))
+    assert abs(o.pts[i][0] - (12.0 - A_OV)) <= 1e-6 and abs(o.pts[i][1] - 15.0) <= 1e-6
+    pv = st_.poses["A1"][int(o.pose[i])]
+    assert pv is not None and pv.kind == "end" and bool(o.contact[i])
+    want = (12.0 - A_OV - 10.0) + A_OV * math.pi / 2
+    assert o.cost[i] == pytest.approx(want, abs=1e-6)
+    mv = record_turned(st_, m, pv, o.pts[i], 0.0, ["T1"], False)
+    assert kinds(mv) == ["line", "pivot"] and mv.segments[-1]["at"] == mv.to[:2]
+    assert mv.distance == pytest.approx(want, abs=1e-6) and mv.facing == 0.0 and mv.facing_from == 90.0
+    # the engine's own ruling (unturned, straight into contact) remade with this move
+    r = pile_in(scen, "A")
+    assert "pivot" not in kinds(r.moves[0]) and r.moves[0].contacts == ["T1"]
+    data = r.model_dump(by_alias=True)
+    data["moves"] = [mv.model_dump(by_alias=True)]
+    for u in data["after"]["units"]:
+        for md in u["models"]:
+            if md["id"] == "A1":
+                md["at"], md["facing"] = list(mv.to), mv.facing
+    assert validate(scen, Ruling.model_validate(data)) == []
+    # the same turn made at the start instead sweeps through the wall
+    data["moves"][0]["segments"] = [{**mv.segments[-1], "at": [10.0, 15.0]}, *mv.segments[:-1]]
+    assert "pivot_blocked" in codes(validate(scen, Ruling.model_validate(data)))
