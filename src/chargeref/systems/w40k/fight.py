@@ -18,7 +18,9 @@ rulings of the two moves.
   token or barricade link). The default plan moves every model as far in as it can:
   base contact first, then engagement range, then as close as it gets to its closest
   enemy, each move keeping the unit coherent. ``keep`` names models the player holds
-  still.
+  still. In editions 9 and 10 a non-round base may turn about its centre at the start
+  or the end of its move where only that reaches base contact or engagement range
+  (settle_pivots.py); its move then records the pivot and ``after`` its new facing.
 
 * **Tokens in the fight phase.** A token model that can pile in to a normal legal
   position (within 1" of an enemy model, at a spot a legal pile-in move reaches with

@@ -24,6 +24,11 @@ non-round bases with the three nearest mates and enemy models: the root finder),
 for models whose duty depends on whether any normal legal position is in reach (token
 models), every vertex of the arrangement of circles that bound where the model may end.
 No spot comes from a fixed set of directions or an even spacing.
+
+Non-round bases may turn about their centre once, at the start or at the end of the
+move (editions 9 and 10; settle_pivots.py): each option carries its ``pose`` and a plan
+the pose of each moved model, so coherency, overlaps and contacts are judged with the
+base as it ends.
 """
 
 from __future__ import annotations
