@@ -420,3 +420,22 @@ def test_a_turn_at_the_end_spot_when_the_start_is_too_tight() -> None:
     # the same turn made at the start instead sweeps through the wall
     data["moves"][0]["segments"] = [{**mv.segments[-1], "at": [10.0, 15.0]}, *mv.segments[:-1]]
     assert "pivot_blocked" in codes(validate(scen, Ruling.model_validate(data)))
+
+
+@pytest.mark.parametrize("at", [(-1.2, 0.0), (0.0, 1.0)])
+def test_a_mate_packs_against_the_turned_base_not_the_unturned_one(at: tuple[float, float]) -> None:
+    """Two rects: the first turns into the slot and base contact; the second comes up
+    beside it against the wall, touching the first as it stands turned (10 mm from its
+    centre across, not 20 mm as unturned): overlaps and coherency see the turned base."""
+    d = scene(28.5)
+    m2 = {**d["units"][0]["models"][0], "id": "A2", "at": [28.5 + at[0], 15.0 + at[1]]}
+    d["units"][0]["models"].append(m2)
+    scen = scenario_from_data(d)
+    r = pile_in(scen, "A")
+    assert r.success and validate(scen, r) == []
+    mv = {m.id: m for m in r.moves}
+    assert mv["A1"].contacts == ["T1"] and kinds(mv["A1"]) == ["pivot", "line"]
+    assert mv["A1"].distance == pytest.approx(CONTACT_X - 28.5 + QUARTER, abs=1e-6)
+    side = 1.0 if at[1] > 0 else -1.0
+    assert mv["A2"].facing is None
+    assert mv["A2"].to[1] == pytest.approx(15.0 + side * (D_RECT / 2 + W_RECT / 2) / MM, abs=1e-5)
