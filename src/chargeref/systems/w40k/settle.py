@@ -470,7 +470,7 @@ class Settle:
                 far = self.evaluate(m, self._reach_spots(m, pts))
                 if len(far):
                     o = o.joined(far)
-            if self.pivots and pivotable(m.fp) and self.floor_of(m) is None:
+            if self.pivots and pivotable(m.fp) and self.floor_of(m) is None and not self.elevated(m):
                 # a non-round base may turn where that reaches what it cannot unturned
                 o = with_turns(self, m, o)
             self._base_opts[m.id] = o
