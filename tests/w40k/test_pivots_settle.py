@@ -439,3 +439,34 @@ def test_a_mate_packs_against_the_turned_base_not_the_unturned_one(at: tuple[flo
     side = 1.0 if at[1] > 0 else -1.0
     assert mv["A2"].facing is None
     assert mv["A2"].to[1] == pytest.approx(15.0 + side * (D_RECT / 2 + W_RECT / 2) / MM, abs=1e-5)
+
+
+#: where the rect's front ends after a quarter turn and the rest of the 3" from x = 28
+FRONT_28 = 28.0 + 3.0 - QUARTER + W_RECT / 2 / MM
+
+
+@pytest.mark.parametrize("t_near", [30.7, FRONT_28 + 1.0 - 1e-3])
+def test_a_turn_for_engagement_range_goes_as_far_as_the_move_leaves(t_near: float) -> None:
+    """T more than 1" behind the wall's face: unturned, the rect cannot come within 1";
+    turned a quarter it cannot reach base contact from x = 28 but goes the 3" less the
+    turn into the slot, into engagement range (T 0.999" beyond that end, too)."""
+    d = scene(28.0)
+    d["units"][1]["models"][0]["at"] = [t_near + R_T, 15.0]
+    scen = scenario_from_data(d)
+    r = pile_in(scen, "A")
+    (mv,) = r.moves
+    assert mv.contacts == [] and kinds(mv) == ["pivot", "line"]
+    assert mv.distance == pytest.approx(3.0, abs=1e-6)
+    assert mv.to[0] == pytest.approx(28.0 + 3.0 - QUARTER, abs=1e-6)
+    assert r.success and r.engaged == ["T"] and validate(scen, r) == []
+
+
+def test_no_end_within_engagement_range_no_pile_in() -> None:
+    """T 1.001" beyond the farthest turned end: no end is in range, so in edition 10 the
+    unit does not pile in at all."""
+    d = scene(28.0)
+    d["units"][1]["models"][0]["at"] = [FRONT_28 + 1.0 + 1e-3 + R_T, 15.0]
+    scen = scenario_from_data(d)
+    r = pile_in(scen, "A")
+    assert r.moves == [] and "not_engaged_after" in [x.code for x in r.reasons]
+    assert validate(scen, r) == []

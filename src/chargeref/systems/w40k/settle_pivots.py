@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ...geometry.pivot import pivot_length, turned
+from ...geometry.placement import locus_nearest, reach_crossings
 from ...geometry.shapes import signed_distance
 from ...ruling import Move
 from .pivots import _candidate_turns, sweep_clear, sweep_on_board
@@ -50,6 +51,8 @@ from .world import Model
 
 #: a spot is moved onto when it lies farther than this from the start
 MOVED = 1e-12
+#: spots built at the end of the move sit this far inside it (settle.py's HAIR)
+HAIR = 1e-9
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,24 @@ def turns_for(st: Any, m: Model) -> list[float]:
     return out
 
 
+def _short_spots(st: Any, m: Model, mt: Model, rest: float) -> np.ndarray:
+    """Spots as far as the move goes after the turn (``rest`` = the move less the
+    turn): on the straight approach toward the contact spot of each enemy model that was
+    closest, and where the turned base's contact and engagement loci round the enemy
+    models within reach cross the circle of that radius round the start."""
+    if rest <= 0:
+        return np.zeros((0, 2))
+    out = [reach_crossings(mt.fp, [e.fp for e in st._near_enemies(m)], st._gaps(), m.xy, rest)]
+    for e in st.closest[m.id]:
+        c = locus_nearest(mt.fp, e.fp, HAIR, m.xy)
+        if len(c):
+            w = c[0] - m.xy
+            L = float(np.linalg.norm(w))
+            if L > rest:
+                out.append((m.xy + w * (rest / L))[None])
+    return np.vstack([x.reshape(-1, 2) for x in out])
+
+
 def _turned_field(st: Any, m: Model, mt: Model, delta: float):  # noqa: ANN202
     key = (m.id, round(delta, 9))
     f = st._turned_fields.get(key)
@@ -99,9 +120,7 @@ def _turn_options(st: Any, m: Model, delta: float, Opts: type) -> Any:  # noqa: 
     if length >= st.budget:
         return None
     mt = replace(m, fp=turned(m.fp, delta), facing=m.facing + delta)
-    pts = st._raw_spots(mt)
-    if len(pts) == 0:
-        return None
+    pts = np.vstack([st._raw_spots(mt), _short_spots(st, m, mt, st.budget - length - HAIR)])
     d = np.linalg.norm(pts - m.xy, axis=1)
     pts = pts[(d > MOVED) & (d <= st.budget - length + EPS)]
     if len(pts) == 0:
