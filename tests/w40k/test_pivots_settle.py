@@ -119,7 +119,7 @@ def test_pile_in_001_short_of_the_turn_stays_unturned_at_the_wall() -> None:
 
 def test_a_model_already_in_base_contact_reach_does_not_turn() -> None:
     """Facing the slot already (turned a quarter to begin with), the same start needs no
-    turn: the move is the straight line, 3" shorter by nothing paid for a turn."""
+    turn: the move is the straight line, with nothing paid for a turn."""
     x0 = X_STAR - 1.0
     scen = scenario_from_data(scene(x0, facing=90.0))
     r = pile_in(scen, "A")
