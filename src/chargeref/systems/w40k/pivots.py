@@ -348,6 +348,27 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     return best
 
 
+def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, ANN201
+    """``best_plan`` for a caller that builds its own problems (edition 11 builds its
+    charge with the edition's closer duty and no open-field twin): ``build(world, cost)``
+    returns the problem on a world whose plan's models stand turned, paying ``cost``.
+    Returns (prob, need, turns), ``turns`` empty when no plan is strictly better."""
+    if proven_least(need, prob.lower_bound()):
+        return prob, need, {}
+    best = (prob, need, {})
+    for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
+        w2, cost, turns = apply_plan(world, plan)
+        p2 = build(w2, cost)
+        # "ends closer" and the lower bound measure from where the model stood before it
+        # turned (the same models in the same order)
+        p2.start_dist = prob.start_dist.copy()
+        p2.pivots = turns
+        n2, _ = system.needed_on(p2, None)
+        if _better(n2, best[1]):
+            best = (p2, n2, turns)
+    return best
+
+
 def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same pivots on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
@@ -362,4 +383,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
