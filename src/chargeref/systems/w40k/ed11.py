@@ -33,6 +33,7 @@ from ...ruling import Choice, Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k
 from ..base import ChargeRequest, require_unit
 from .editions import edition
+from .end_pivots import EndTurnProblem
 from .pivots import best_plan_built
 from .solver import EPS, ChargeProblem, sd_many
 from .world import World, build_world
@@ -187,12 +188,16 @@ def problem(world: World, charger: str, targets: list[str], cap: float,
 def least_move(system: W40k, world: World, charger: str, targets: list[str], cap: float) -> tuple[Needed, ChargeProblem, ChargeProblem]:
     """The least move for this target set: (its need, the problem that gives it, the
     problem with every base unturned). Non-round models may turn at their start spot
-    (docs/40k.md "Pivots"): a plan of turns replaces the unturned problem only when its
+    (docs/40k.md "Pivots"), or at their end spot: a plan of turns replaces the unturned problem only when its
     least roll is lower, or its distance shorter (``pivots.best_plan_built``)."""
     prob = problem(world, charger, targets, cap)
     need, _ = system.needed_on(prob, None)
+    def end(w: World, travel: dict, turn: dict[str, float]) -> ChargeProblem:
+        return EndTurnProblem(w, charger, list(targets), cap * world.rules.inch, travel, turn,
+                              enforce_closer=world.rules.ed.closer_duty)
+
     best, need2, _ = best_plan_built(system, world, prob, need,
-                                     lambda w, cost: problem(w, charger, targets, cap, cost))
+                                     lambda w, cost: problem(w, charger, targets, cap, cost), end)
     return need2, best, prob
 
 
@@ -368,7 +373,7 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
         return system._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)
     placement = None
     if need.roll is not None and R + EPS >= need.roll:
-        if prob.pivots:
+        if prob.pivots or getattr(prob, "end_pivots", None):
             # a pivot spends part of the move: where this roll succeeds without one,
             # nobody turns (every model keeps its whole roll for the end duties)
             placement, _ = system.solve_any(plain[0], None, R * inch)

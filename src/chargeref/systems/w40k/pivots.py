@@ -345,14 +345,19 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
             best = (p2, b2, n2, turns)
-    return best
+    # then turns at the end spot (end_pivots.py), when the answer is still not proven
+    from .end_pivots import best_end_plan, system_builder
+
+    return best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap))
 
 
-def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, ANN201
+def best_plan_built(system, world: World, prob, need, build, build_end=None):  # noqa: ANN001, ANN201
     """``best_plan`` for a caller that builds its own problems (edition 11 builds its
     charge with the edition's closer duty and no open-field twin): ``build(world, cost)``
-    returns the problem on a world whose plan's models stand turned, paying ``cost``.
-    Returns (prob, need, turns), ``turns`` empty when no plan is strictly better."""
+    returns the problem on a world whose plan's models stand turned, paying ``cost``;
+    ``build_end(world, travel, end_turn)`` (optional) the problem of an end-turn plan
+    (``end_pivots.EndTurnProblem``). Returns (prob, need, turns), ``turns`` empty when
+    no plan is strictly better."""
     if proven_least(need, prob.lower_bound()):
         return prob, need, {}
     best = (prob, need, {})
@@ -366,14 +371,24 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
         n2, _ = system.needed_on(p2, None)
         if _better(n2, best[1]):
             best = (p2, n2, turns)
-    return best
+    if build_end is None:
+        return best
+    # then turns at the end spot (end_pivots.py), when the answer is still not proven
+    from .end_pivots import best_end_plan
+
+    p3, _, n3, t3 = best_end_plan(system, world, best[0], None, best[1], lambda w, t, d: (build_end(w, t, d), None))
+    return (p3, n3, t3) if t3 else best
 
 
 def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same pivots on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
+    from .end_pivots import EndTurns, end_replan
     from .solver import ChargeProblem
 
+    if isinstance(turns, EndTurns):
+        # the turns were made at the end spot (end_pivots.py)
+        return end_replan(system, world, req, prob, turns)
     plan = Plan("same", {k: v[1] for k, v in turns.items() if k in world.by_id})
     w2, cost, t2 = apply_plan(world, plan)
     p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
