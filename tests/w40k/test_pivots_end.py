@@ -296,3 +296,21 @@ def test_the_validator_keeps_an_end_sweep_out_of_a_non_targets_range_at_the_edge
         got = codes(validate(scenario_from_data(data), ruling_from_data(_end_ruling(data))))
         assert ("pivot_in_er_of_non_target" in got) is bad, (gap, got)
         assert not {"bad_pivot", "pivot_cost", "pivot_blocked", "facing_changed"} & set(got), got
+
+
+def test_plan_floor_is_a_lower_bound_and_tight_on_a_straight_turn() -> None:
+    """``plan_floor`` (which lets the search skip a plan without solving it) is below
+    the least move the plan achieves, and equal to it when the move is the straight
+    line after the turn."""
+    from chargeref.systems.w40k.end_pivots import plan_floor
+    from chargeref.systems.w40k.pivots import Plan
+    from chargeref.systems.w40k.solver import ChargeProblem
+    from chargeref.systems.w40k.world import build_world
+
+    data = scene()
+    world = build_world(scenario_from_data(data))
+    prob = ChargeProblem(world, "A", ["T"], 12.0 * world.rules.inch)
+    for f in (0.0, 180.0):
+        assert plan_floor(world, prob, Plan("t", {"A1": f})) == pytest.approx(want(data), abs=1e-9)
+    # unturned: the plain straight-line bound
+    assert plan_floor(world, prob, Plan("t", {})) == pytest.approx(prob.lower_bound(), abs=1e-9)

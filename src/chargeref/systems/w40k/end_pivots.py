@@ -27,11 +27,12 @@ lower bound stays proven: no point of the base moves farther than the path plus
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 
-from ...geometry.pivot import pivot_length, pivotable, turn_between
+from ...geometry.pivot import pivot_length, pivotable, turn_between, turned
 from ...geometry.shapes import TOL, signed_distance
 from .pivots import (
     RULES,
@@ -173,6 +174,41 @@ def system_builder(system, req, cap: float):  # noqa: ANN001, ANN201
     return build
 
 
+def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
+    """A proven lower bound on the least move of a plan (start or end turns alike): to
+    engage a target some model gets within the engagement range of it (2" where a
+    barricade lets it fight across, as in ``ChargeProblem.lower_bound``); a model that
+    turns pays ``R·|Δ|`` on top of a path no shorter than the straight gap from its
+    turned base at its start to the target (each point of the base ends no farther
+    from where it was than the path plus the turn), one that does not pays at least its
+    own gap."""
+    r = world.rules
+    reach_ = r.er
+    if any(kind == "barricade" for _, _, kind in prob.across):
+        reach_ = max(reach_, 2.0 * r.inch)
+    floor = 0.0
+    for tl in prob.tmodels:
+        best = np.inf
+        for m in prob.models:
+            f = plan.facing.get(m.id)
+            if f is None:
+                fp, extra = m.fp, 0.0
+            else:
+                d = turn_between(world.by_id[m.id].facing, f)
+                fp, extra = turned(world.by_id[m.id].fp, d), pivot_length(world.by_id[m.id].fp, d)
+            gap = min(max(0.0, float(signed_distance(fp, t.fp))) for t in tl)
+            best = min(best, gap + extra)
+        floor = max(floor, best - reach_)
+    return max(floor, 0.0)
+
+
+def _hopeless(floor: float, need) -> bool:  # noqa: ANN001
+    """Can no plan whose least move is at least ``floor`` be strictly better than
+    ``need`` (the same test as ``pivots._better``)?"""
+    return need.roll is not None and need.distance is not None and floor >= need.distance - TOL \
+        and math.ceil(floor - 1e-6) >= need.roll
+
+
 def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN001, ANN201
     """Try the end-turn plans (after the start plans): returns (prob, bare, need, turns)
     for the plan strictly better than ``need`` (the best of them), ``turns`` each
@@ -182,6 +218,8 @@ def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN00
         return prob, bare, need, {}
     best = (prob, bare, need, {})
     for plan in end_plans(world, prob.unit, list(prob.targets)):
+        if _hopeless(plan_floor(world, prob, plan), best[2]):
+            continue  # perf: a proven bound says it cannot do better (no solve)
         p2, b2 = end_problem(world, plan, build)
         # "ends closer" and the lower bound measure from where the model stood
         p2.start_dist = prob.start_dist.copy()
@@ -202,4 +240,4 @@ def end_replan(system, world: World, req, prob, turns: dict[str, tuple[float, fl
     return p2, b2
 
 
-__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "end_plans", "end_problem", "end_replan", "system_builder"]
+__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "end_plans", "end_problem", "end_replan", "plan_floor", "system_builder"]

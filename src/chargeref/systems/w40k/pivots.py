@@ -360,8 +360,12 @@ def best_plan_built(system, world: World, prob, need, build, build_end=None):  #
     no plan is strictly better."""
     if proven_least(need, prob.lower_bound()):
         return prob, need, {}
+    from .end_pivots import _hopeless, plan_floor
+
     best = (prob, need, {})
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
+        if _hopeless(plan_floor(world, prob, plan), best[1]):
+            continue  # perf: a proven bound says it cannot do better (no solve)
         w2, cost, turns = apply_plan(world, plan)
         p2 = build(w2, cost)
         # "ends closer" and the lower bound measure from where the model stood before it
