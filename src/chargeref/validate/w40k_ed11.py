@@ -18,7 +18,13 @@ writes again for edition 11:
 * the end: each moved model ends closer to a target, within 1" of a target model if it
   could, in engagement range of a target if it could; every target engaged and no other
   enemy unit; no base-contact duty;
-* a request answered with ``choices`` moves nothing.
+* a request answered with ``choices`` moves nothing;
+* pivots (``{"kind": "pivot"}`` pieces at the start or end of a move) are read and
+  checked by :mod:`chargeref.validate.w40k_pivot` with edition 11's ways of moving
+  (``check_pivots_ed11``): friends passed as the table says, no engagement range
+  watched while turning, a FLY model's sweep over models or terrain legal only when
+  its move is made in the skies; the path is then checked with the base as it stands
+  after a start pivot and the pivots' lengths count against the roll.
 
 Numbers come from the data-only editions table (``systems/w40k/editions.py``), which
 holds facts and no solver logic, so the checker stays independent of the solver.

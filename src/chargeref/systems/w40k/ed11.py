@@ -15,7 +15,9 @@ edition-11 charge are refused. The heroic intervention is a stratagem that makes
 charge in the opponent's charge phase (``stratagem``): *Leap to Defend* against units
 that made a charge move this phase, or *Into the Fray* against any enemy within 6" with
 the roll capped at 6. The placement itself (engagement range 2", coherency, FLY taking
-to the skies, the end duties) is the solver's, driven by the editions table.
+to the skies, the end duties) is the solver's, driven by the editions table. Non-round
+models may turn at their start or end spot as in the other editions (pivots.py,
+end_pivots.py), when that lowers the least roll or move of a target set.
 """
 
 from __future__ import annotations

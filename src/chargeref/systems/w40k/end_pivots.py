@@ -189,13 +189,14 @@ def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
     floor = 0.0
     for tl in prob.tmodels:
         best = np.inf
-        for m in prob.models:
+        for pm in prob.models:
+            m = world.by_id[pm.id]  # as it stands in ``world`` (``prob`` may be a turned plan's)
             f = plan.facing.get(m.id)
             if f is None:
                 fp, extra = m.fp, 0.0
             else:
-                d = turn_between(world.by_id[m.id].facing, f)
-                fp, extra = turned(world.by_id[m.id].fp, d), pivot_length(world.by_id[m.id].fp, d)
+                d = turn_between(m.facing, f)
+                fp, extra = turned(m.fp, d), pivot_length(m.fp, d)
             gap = min(max(0.0, float(signed_distance(fp, t.fp))) for t in tl)
             best = min(best, gap + extra)
         floor = max(floor, best - reach_)
