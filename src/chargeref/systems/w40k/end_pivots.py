@@ -32,8 +32,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...geometry.pivot import pivot_length, pivotable, turn_between, turned
-from ...geometry.shapes import TOL, signed_distance
+from ...geometry.pivot import pivot_length, pivotable, reach, turn_between, turned
+from ...geometry.shapes import TOL, Disc, Footprint, signed_distance
 from .pivots import (
     RULES,
     Plan,
@@ -123,7 +123,14 @@ class EndTurnProblem(ChargeProblem):
             t = self.travel[mid]
             at = replace(t, fp=t.fp.moved_to(key))
             d = self.end_turn[mid]
-            ok = sweep_clear(at, d, self.barriers) and sweep_on_board(at, d, self.w.board)
+            # perf: the whole turn stays within R of the centre, so a barrier the disc of
+            # radius R does not enter (beyond the tolerance) is not entered by the sweep
+            R = reach(t.fp)
+            disc = Footprint((Disc(key, R),))
+            near = [b for b in self.barriers
+                    if float(np.hypot(*(b.footprint.center - at.xy))) - b.footprint.radius <= R + TOL
+                    and signed_distance(disc, b.footprint) < -TOL]
+            ok = sweep_clear(at, d, near) and sweep_on_board(at, d, self.w.board)
             memo[key] = ok
         return ok
 
