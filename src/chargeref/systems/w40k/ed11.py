@@ -35,7 +35,7 @@ from ...ruling import Choice, Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k
 from ..base import ChargeRequest, require_unit
 from .editions import edition
-from .end_pivots import EndTurnProblem
+from .end_pivots import EndTurnProblem, best_end_plan
 from .pivots import best_plan_built
 from .solver import EPS, ChargeProblem, sd_many
 from .world import World, build_world
@@ -199,7 +199,11 @@ def least_move(system: W40k, world: World, charger: str, targets: list[str], cap
                               enforce_closer=world.rules.ed.closer_duty)
 
     best, need2, _ = best_plan_built(system, world, prob, need,
-                                     lambda w, cost: problem(w, charger, targets, cap, cost), end)
+                                     lambda w, cost: problem(w, charger, targets, cap, cost))
+    # then turns at the end spot, when the answer is still not proven
+    p3, _, n3, t3 = best_end_plan(system, world, best, None, need2, lambda w, t, d: (end(w, t, d), None))
+    if t3:
+        best, need2 = p3, n3
     return need2, best, prob
 
 

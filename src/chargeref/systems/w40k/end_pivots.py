@@ -27,19 +27,21 @@ lower bound stays proven: no point of the base moves farther than the path plus
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import numpy as np
 
-from ...geometry.pivot import pivot_length, pivotable, reach, turn_between, turned
+from ...geometry.pivot import pivot_length, pivotable, reach, turn_between
 from ...geometry.shapes import TOL, Disc, Footprint, signed_distance
+from . import pivots
 from .pivots import (
     RULES,
     Plan,
     _better,
     _candidate_turns,
+    _hopeless,
     apply_plan,
+    plan_floor,
     proven_least,
     sweep_clear,
     sweep_on_board,
@@ -181,42 +183,6 @@ def system_builder(system, req, cap: float):  # noqa: ANN001, ANN201
     return build
 
 
-def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
-    """A proven lower bound on the least move of a plan (start or end turns alike): to
-    engage a target some model gets within the engagement range of it (2" where a
-    barricade lets it fight across, as in ``ChargeProblem.lower_bound``); a model that
-    turns pays ``R·|Δ|`` on top of a path no shorter than the straight gap from its
-    turned base at its start to the target (each point of the base ends no farther
-    from where it was than the path plus the turn), one that does not pays at least its
-    own gap."""
-    r = world.rules
-    reach_ = r.er
-    if any(kind == "barricade" for _, _, kind in prob.across):
-        reach_ = max(reach_, 2.0 * r.inch)
-    floor = 0.0
-    for tl in prob.tmodels:
-        best = np.inf
-        for pm in prob.models:
-            m = world.by_id[pm.id]  # as it stands in ``world`` (``prob`` may be a turned plan's)
-            f = plan.facing.get(m.id)
-            if f is None:
-                fp, extra = m.fp, 0.0
-            else:
-                d = turn_between(m.facing, f)
-                fp, extra = turned(m.fp, d), pivot_length(m.fp, d)
-            gap = min(max(0.0, float(signed_distance(fp, t.fp))) for t in tl)
-            best = min(best, gap + extra)
-        floor = max(floor, best - reach_)
-    return max(floor, 0.0)
-
-
-def _hopeless(floor: float, need) -> bool:  # noqa: ANN001
-    """Can no plan whose least move is at least ``floor`` be strictly better than
-    ``need`` (the same test as ``pivots._better``)?"""
-    return need.roll is not None and need.distance is not None and floor >= need.distance - TOL \
-        and math.ceil(floor - 1e-6) >= need.roll
-
-
 def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN001, ANN201
     """Try the end-turn plans (after the start plans): returns (prob, bare, need, turns)
     for the plan strictly better than ``need`` (the best of them), ``turns`` each
@@ -239,6 +205,22 @@ def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN00
     return best
 
 
+def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN201
+    """What the charges of editions 9 and 10 rule on: ``pivots.best_plan`` (turns at the
+    start spot), then the end-turn plans when the answer is still not proven; the same
+    (prob, bare, need, turns), ``turns`` an :class:`EndTurns` for an end plan."""
+    best = pivots.best_plan(system, world, req, prob, bare, need)
+    end = best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap))
+    return end if end[3] else best
+
+
+def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
+    """``pivots.replan`` for turns of either kind (after casualties)."""
+    if isinstance(turns, EndTurns):
+        return end_replan(system, world, req, prob, turns)
+    return pivots.replan(system, world, req, prob, turns)
+
+
 def end_replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same end turns on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
@@ -248,4 +230,4 @@ def end_replan(system, world: World, req, prob, turns: dict[str, tuple[float, fl
     return p2, b2
 
 
-__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "end_plans", "end_problem", "end_replan", "plan_floor", "system_builder"]
+__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "best_plan", "end_plans", "end_problem", "end_replan", "replan", "system_builder"]

@@ -20,7 +20,9 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
-from .pivots import best_plan, replan
+
+# start-spot pivots (pivots.py), then end-spot ones (end_pivots.py)
+from .end_pivots import best_plan, replan
 from .solver import EPS, ChargeProblem, Placement, coherent
 from .world import Model, World, build_world
 from .world import unit_distance as _unit_distance_pairs
