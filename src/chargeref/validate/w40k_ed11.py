@@ -18,7 +18,13 @@ writes again for edition 11:
 * the end: each moved model ends closer to a target, within 1" of a target model if it
   could, in engagement range of a target if it could; every target engaged and no other
   enemy unit; no base-contact duty;
-* a request answered with ``choices`` moves nothing.
+* a request answered with ``choices`` moves nothing;
+* pivots (``{"kind": "pivot"}`` pieces at the start or end of a move) are read and
+  checked by :mod:`chargeref.validate.w40k_pivot` with edition 11's ways of moving
+  (``check_pivots_ed11``): friends passed as the table says, no engagement range
+  watched while turning, a FLY model's sweep over models or terrain legal only when
+  its move is made in the skies; the path is then checked with the base as it stands
+  after a start pivot and the pivots' lengths count against the roll.
 
 Numbers come from the data-only editions table (``systems/w40k/editions.py``), which
 holds facts and no solver logic, so the checker stays independent of the solver.
@@ -40,6 +46,7 @@ from ..systems.w40k.editions import edition as edition_table
 from . import Violation
 from . import w40k as base
 from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, shadow_lines
+from .w40k_pivot import check_pivots
 
 #: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
 LEAP_TO_DEFEND = "leap_to_defend"
@@ -84,7 +91,15 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
     if ctx is None:
         return problems
     r = ctx.ruling
-    checks = [base.check_after, base.check_facing, check_paths, base.check_end_positions]
+    # pivot pieces first: the other checks see each move without them, the path with
+    # the base as it stands after a start pivot (w40k_pivot.py; edition 11 below)
+    piv, must_fly = check_pivots_ed11(ctx)
+    problems.extend(piv)
+
+    def paths(c: base.Ctx) -> list[Violation]:
+        return check_paths(c, must_fly)
+
+    checks = [base.check_after, base.check_facing, paths, base.check_end_positions]
     # the whole-path checks (moving through models by edition; engagement range on the
     # path where the edition forbids it, never in 11) of validate/w40k_path.py, when
     # that module is part of the build
@@ -101,6 +116,46 @@ def validate(before: Scenario40k, ruling: Ruling) -> list[Violation]:
     for c in checks:
         problems.extend(c(ctx))
     return problems
+
+
+# --------------------------------------------------------------------------- pivots
+
+
+def check_pivots_ed11(ctx: base.Ctx) -> tuple[list[Violation], set[str]]:
+    """The pivot checks of ``w40k_pivot`` with edition 11's ways of moving through
+    things: on the ground a turning base may sweep over friendly models as the editions
+    table allows (not a friendly MONSTER or VEHICLE for one of its own), never over an
+    enemy model, nor terrain it could not cross or would have to climb; no non-target's
+    engagement range is watched while it moves (only the end counts in 11). A FLY model
+    passes over models and terrain only in the skies: a turn that sweeps over any of
+    them is legal only if the model takes to the skies for its move (then only
+    impassable terrain stops the sweep). Returns the violations and the models whose
+    pivots bind them to the skies (``check_paths`` then asks that the move fit there)."""
+    kws = list(ctx.charger.keywords)
+    if "FLY" not in kws:
+        return check_pivots(ctx), set()
+    moves0 = dict(ctx.moves)
+    charger0 = ctx.charger
+    # on the ground a FLY model in edition 11 moves like any other model
+    ctx.charger = charger0.model_copy(update={"keywords": [k for k in kws if k != "FLY"]})
+    try:
+        ground = check_pivots(ctx)
+    finally:
+        ctx.charger = charger0
+    sky_bound = {v.models[0] for v in ground if v.code == "pivot_blocked"}
+    if not sky_bound:
+        return ground, set()
+    # in the skies (FLY kept: over every model) only impassable terrain stops the sweep
+    done, feats = ctx.moves, ctx.features
+    ctx.moves = {k: v for k, v in moves0.items() if k in sky_bound}
+    ctx.features = [f for f in feats if f.kind == "impassable"]
+    try:
+        sky = check_pivots(ctx)
+    finally:
+        ctx.moves, ctx.features = done, feats
+    out = [v for v in ground if not (v.code == "pivot_blocked" and v.models[0] in sky_bound)]
+    out += [v for v in sky if v.code == "pivot_blocked"]
+    return out, sky_bound
 
 
 # --------------------------------------------------------------------------- paths
@@ -120,11 +175,14 @@ def _enemy_crossings(ctx: base.Ctx, s: base.Placed, pts: Sequence[Sequence[float
     return out
 
 
-def check_paths(ctx: base.Ctx) -> list[Violation]:
+def check_paths(ctx: base.Ctx, sky_bound: set[str] | frozenset[str] = frozenset()) -> list[Violation]:
     """Each move starts where the model stood and ends where it says; on the ground it
     costs its length plus climbs, enemy models block it, and it fits the roll; a FLY
     model may instead take to the skies: over models and terrain (never into impassable
-    ground), vertical distance ignored, its length within the roll less 2"."""
+    ground), vertical distance ignored, its length within the roll less 2". The path is
+    travelled by the base as it stands after a start pivot, and the pivots' lengths
+    count against the roll either way; a model in ``sky_bound`` (its pivot sweeps over
+    what only the skies pass over) must fit in the skies."""
     out: list[Violation] = []
     pen = ED.fly_penalty * ctx.inch
     for mid, mv in ctx.moves.items():
@@ -135,6 +193,8 @@ def check_paths(ctx: base.Ctx) -> list[Violation]:
         if not pts or not base._same_xy(pts[0], s.xy) or not base._same_xy(pts[-1], mv.to):
             out.append(Violation("path_mismatch", f"{mid}'s path does not run from where it stood to where it ends", (mid,)))
             continue
+        s = ctx.turned.get(mid, s)  # the base as it travels, turned by a start pivot
+        piv = ctx.pivot_length.get(mid, 0.0)
         e = ctx.end.get(mid)
         z_to = float(mv.to[2]) if len(mv.to) >= 3 else (e.z if e is not None else base._ground(mv.to, ctx.hills))
         elevated_to = abs(z_to - base._ground(mv.to, ctx.hills)) > TOL
@@ -145,25 +205,29 @@ def check_paths(ctx: base.Ctx) -> list[Violation]:
             cost = base.path_cost(ctx, s, pts, z_to, elevated_to)
         ctx.costs[mid] = cost
         blocked = list(cost.blocked) + [("enemy model", x) for x in _enemy_crossings(ctx, s, pts) if ("enemy model", x) not in cost.blocked]
-        ground_ok = not blocked and (ctx.budget is None or cost.total <= ctx.budget + TOL)
+        ground_ok = not blocked and mid not in sky_bound and (ctx.budget is None or cost.total + piv <= ctx.budget + TOL)
         length = cost.length
         sky_ok = False
         if "FLY" in ctx.keywords(s.unit) and ctx.budget is not None:
             sky_blocked = [b for b in cost.blocked if b[0] == "impassable"]
-            sky_ok = not sky_blocked and length <= ctx.budget - pen + TOL
+            sky_ok = not sky_blocked and length + piv <= ctx.budget - pen + TOL
+        if mid in sky_bound and not sky_ok:
+            out.append(Violation("pivot_blocked", f"{mid}'s pivot sweeps over what only a model in the skies passes over, "
+                                 f"but its move ({length:.6f} + pivots {piv:.6f} + 2\") does not fit the roll in the skies",
+                                 (mid,), {"length": length, "pivots": piv}))
         if not ground_ok and not sky_ok:
             if blocked and "FLY" not in ctx.keywords(s.unit):
                 for kind, what in blocked:
                     out.append(Violation("path_blocked", f"{mid}'s path passes through {kind} {what}", (mid,), {"blocker": what, "kind": kind}))
             else:
-                what = f"{cost.total:.6f} on the ground" if not blocked else "a blocked ground path"
-                sky = f", {length:.6f} + 2\" in the skies" if "FLY" in ctx.keywords(s.unit) else ""
+                what = f"{cost.total + piv:.6f} on the ground" if not blocked else "a blocked ground path"
+                sky = f", {length + piv:.6f} + 2\" in the skies" if "FLY" in ctx.keywords(s.unit) else ""
                 out.append(
                     Violation(
                         "over_budget",
                         f"{mid}'s move costs {what}{sky}; the roll allows {ctx.budget}",
                         (mid,),
-                        {"cost": cost.total, "length": length, "budget": ctx.budget},
+                        {"cost": cost.total + piv, "length": length + piv, "budget": ctx.budget},
                     )
                 )
         claimed = mv.distance

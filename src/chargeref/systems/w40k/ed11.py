@@ -15,7 +15,9 @@ edition-11 charge are refused. The heroic intervention is a stratagem that makes
 charge in the opponent's charge phase (``stratagem``): *Leap to Defend* against units
 that made a charge move this phase, or *Into the Fray* against any enemy within 6" with
 the roll capped at 6. The placement itself (engagement range 2", coherency, FLY taking
-to the skies, the end duties) is the solver's, driven by the editions table.
+to the skies, the end duties) is the solver's, driven by the editions table. Non-round
+models may turn at their start or end spot as in the other editions (pivots.py,
+end_pivots.py), when that lowers the least roll or move of a target set.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ...ruling import Choice, Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k
 from ..base import ChargeRequest, require_unit
 from .editions import edition
+from .end_pivots import EndTurnProblem, best_end_plan
+from .pivots import best_plan_built
 from .solver import EPS, ChargeProblem, sd_many
 from .world import World, build_world
 
@@ -175,16 +179,42 @@ def _cap(req: ChargeRequest, stratagem: str | None) -> float:
     return cap
 
 
-def problem(world: World, charger: str, targets: list[str], cap: float) -> ChargeProblem:
-    # edition 11: each model that moves ends closer to a target (editions table)
-    return ChargeProblem(world, charger, list(targets), cap * world.rules.inch, enforce_closer=world.rules.ed.closer_duty)
+def problem(world: World, charger: str, targets: list[str], cap: float,
+            pivot_cost: dict[str, float] | None = None) -> ChargeProblem:
+    # edition 11: each model that moves ends closer to a target (editions table);
+    # ``pivot_cost``: the models turned at their start spot pay their turn (pivots.py)
+    return ChargeProblem(world, charger, list(targets), cap * world.rules.inch, enforce_closer=world.rules.ed.closer_duty,
+                         pivot_cost=pivot_cost)
 
 
-def needed_for(system: W40k, world: World, charger: str, targets: list[str], gaps: dict[str, float], cap: float) -> tuple[Needed, ChargeProblem]:
-    """The least move for this target set and the least roll that both picks every
-    target (closest gap within the roll) and makes that move."""
+def least_move(system: W40k, world: World, charger: str, targets: list[str], cap: float) -> tuple[Needed, ChargeProblem, ChargeProblem]:
+    """The least move for this target set: (its need, the problem that gives it, the
+    problem with every base unturned). Non-round models may turn at their start spot
+    (docs/40k.md "Pivots"), or at their end spot: a plan of turns replaces the unturned problem only when its
+    least roll is lower, or its distance shorter (``pivots.best_plan_built``)."""
     prob = problem(world, charger, targets, cap)
     need, _ = system.needed_on(prob, None)
+    def end(w: World, travel: dict, turn: dict[str, float]) -> ChargeProblem:
+        return EndTurnProblem(w, charger, list(targets), cap * world.rules.inch, travel, turn,
+                              enforce_closer=world.rules.ed.closer_duty)
+
+    best, need2, _ = best_plan_built(system, world, prob, need,
+                                     lambda w, cost: problem(w, charger, targets, cap, cost))
+    # then turns at the end spot, when the answer is still not proven
+    p3, _, n3, t3 = best_end_plan(system, world, best, None, need2, lambda w, t, d: (end(w, t, d), None))
+    if t3:
+        best, need2 = p3, n3
+    return need2, best, prob
+
+
+def needed_for(system: W40k, world: World, charger: str, targets: list[str], gaps: dict[str, float], cap: float,
+               unturned: list[ChargeProblem] | None = None) -> tuple[Needed, ChargeProblem]:
+    """The least move for this target set and the least roll that both picks every
+    target (closest gap within the roll) and makes that move. ``unturned`` (a list),
+    when given, receives the problem with every base unturned."""
+    need, prob, bare = least_move(system, world, charger, targets, cap)
+    if unturned is not None:
+        unturned.append(bare)
     inch = world.rules.inch
     pick = roll_for(max(gaps[t] for t in targets) / inch)
     move = None if need.roll is None or need.distance is None else roll_for(need.distance / inch)
@@ -331,7 +361,8 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
         ruling = system._ruling(world, req, [], True, False, "choices", reasons, details, None, roll)
         return ruling.model_copy(update={"choices": chs, "after": None})
 
-    need, prob = needed_for(system, world, req.charger, targets, cands, cap)
+    plain: list[ChargeProblem] = []
+    need, prob = needed_for(system, world, req.charger, targets, cands, cap, plain)
     roll = _roll(req, stratagem, need.roll)
     R = float(roll.total)
     procedure = "heroic_intervention" if stratagem else "normal"
@@ -348,7 +379,14 @@ def charge(system: W40k, scen: Scenario40k, req: ChargeRequest) -> Ruling:
         return system._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)
     placement = None
     if need.roll is not None and R + EPS >= need.roll:
-        placement, _ = system.solve_any(prob, None, R * inch)
+        if prob.pivots or getattr(prob, "end_pivots", None):
+            # a pivot spends part of the move: where this roll succeeds without one,
+            # nobody turns (every model keeps its whole roll for the end duties)
+            placement, _ = system.solve_any(plain[0], None, R * inch)
+            if placement is not None:
+                prob = plain[0]
+        if placement is None:
+            placement, _ = system.solve_any(prob, None, R * inch)
     if placement is None:
         reasons.append(system.failure_reason(prob, need, roll))
         return system._ruling(world, req, targets, True, False, "failed", reasons, details, need, roll)

@@ -348,6 +348,66 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     return best
 
 
+def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
+    """A proven lower bound on the least move of a plan (start or end turns alike): to
+    engage a target some model gets within the engagement range of it (2" where a
+    barricade lets it fight across, as in ``ChargeProblem.lower_bound``); a model that
+    turns pays ``R·|Δ|`` on top of a path no shorter than the straight gap from its
+    turned base at its start to the target (each point of the base ends no farther
+    from where it was than the path plus the turn), one that does not pays at least its
+    own gap."""
+    r = world.rules
+    reach_ = r.er
+    if any(kind == "barricade" for _, _, kind in prob.across):
+        reach_ = max(reach_, 2.0 * r.inch)
+    floor = 0.0
+    for tl in prob.tmodels:
+        best = np.inf
+        for pm in prob.models:
+            m = world.by_id[pm.id]  # as it stands in ``world`` (``prob`` may be a turned plan's)
+            f = plan.facing.get(m.id)
+            if f is None:
+                fp, extra = m.fp, 0.0
+            else:
+                d = turn_between(m.facing, f)
+                fp, extra = turned(m.fp, d), pivot_length(m.fp, d)
+            gap = min(max(0.0, float(signed_distance(fp, t.fp))) for t in tl)
+            best = min(best, gap + extra)
+        floor = max(floor, best - reach_)
+    return max(floor, 0.0)
+
+
+def _hopeless(floor: float, need) -> bool:  # noqa: ANN001
+    """Can no plan whose least move is at least ``floor`` be strictly better than
+    ``need`` (the same test as ``pivots._better``)?"""
+    return need.roll is not None and need.distance is not None and floor >= need.distance - TOL \
+        and math.ceil(floor - 1e-6) >= need.roll
+
+
+def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, ANN201
+    """``best_plan`` for a caller that builds its own problems (edition 11 builds its
+    charge with the edition's closer duty and no open-field twin): ``build(world, cost)``
+    returns the problem on a world whose plan's models stand turned, paying ``cost``.
+    Returns (prob, need, turns), ``turns`` empty when no plan is strictly better. A plan
+    whose proven floor (``plan_floor``) cannot beat the best found is not solved."""
+    if proven_least(need, prob.lower_bound()):
+        return prob, need, {}
+    best = (prob, need, {})
+    for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
+        if _hopeless(plan_floor(world, prob, plan), best[1]):
+            continue  # perf: a proven bound says it cannot do better (no solve)
+        w2, cost, turns = apply_plan(world, plan)
+        p2 = build(w2, cost)
+        # "ends closer" and the lower bound measure from where the model stood before it
+        # turned (the same models in the same order)
+        p2.start_dist = prob.start_dist.copy()
+        p2.pivots = turns
+        n2, _ = system.needed_on(p2, None)
+        if _better(n2, best[1]):
+            best = (p2, n2, turns)
+    return best
+
+
 def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same pivots on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
@@ -362,4 +422,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "plan_floor", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]

@@ -20,7 +20,9 @@ from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import Scenario40k, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
 from .checks import scenario_problems
-from .pivots import best_plan, replan
+
+# start-spot pivots (pivots.py), then end-spot ones (end_pivots.py)
+from .end_pivots import best_plan, replan
 from .solver import EPS, ChargeProblem, Placement, coherent
 from .world import Model, World, build_world
 from .world import unit_distance as _unit_distance_pairs
@@ -404,6 +406,15 @@ class W40k:
                 extra["segments"] = [pv, *lines]
                 extra["facing"] = _r6(turn[1])
                 extra["facing_from"] = _r6(turn[0])
+            end = getattr(prob, "end_pivots", {}).get(m.id)
+            if end is not None:
+                # a pivot at the end spot (end_pivots.py) comes last among the pieces
+                lines = extra.get("segments") or [
+                    {"kind": "line", "from": a, "to": b} for a, b in zip(path[:-1], path[1:], strict=True)
+                ]
+                pv = {"kind": "pivot", "at": [_r6(goal[0]), _r6(goal[1])], "from": _r6(end[0]),
+                      "to": _r6(end[1]), "length": _r6(prob.pivot_cost[m.id])}
+                extra.update(segments=[*lines, pv], facing=_r6(end[1]), facing_from=_r6(end[0]))
             out.append(
                 Move(
                     **extra,
