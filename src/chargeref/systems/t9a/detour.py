@@ -299,10 +299,13 @@ class Search:
             out.append((lambda tau: align(1.0), b["hs"] + 2 * FEAS_TOL))
             return out
         out.append((align, b["hs"] + g.R * b["hd"] + 2 * FEAS_TOL))
-        # the straight move from the start (see ``_straight``)
+        # the straight move from the start, as long as the forward moves of any
+        # reachable approach of the box add up to at least: a wheel of theta keeps
+        # every point of the first three steps within (R + d2) |theta| of it, and d2
+        # is at most the distance
         length = b["lb"] - g.w * b["tmax"]
         if length > 0:
-            ms = (g.R + b["ub"]) * b["tmax"] + 2 * FEAS_TOL
+            ms = (g.R + b["ub"] + FEAS_TOL) * b["tmax"] + 2 * FEAS_TOL
             out.append((lambda tau: (F0 + tau * length * f0, f0), ms))
         if M is None:
             return out
