@@ -210,3 +210,19 @@ def test_the_search_has_no_sampled_alternatives() -> None:
     # the 0.5-degree rows are gone from the verdict path
     assert not hasattr(charge_mod, "alternative_table")
     assert not hasattr(charge_mod, "refine_blocked")
+
+
+def test_the_search_over_the_angle_alone_agrees_with_the_charge_move() -> None:
+    # the placement (chosen for the most models in contact) ends at another offset;
+    # the search over the angle alone at that end (what ``charge._best_approach``
+    # runs when the shortest is blocked) proves the move's approach least
+    r = SYSTEM.charge(case(), ChargeRequest("A", ("T",), dice=(6, 6)))
+    pl = r.details["placement"]
+    res = SEARCH.run(CELLS, None, s_fixed=float(pl["offset"]))
+    assert res.best is not None and res.proven
+    assert res.best[0].distance == pytest.approx(pl["distance"], abs=1e-6)
+    assert res.lower <= res.best[0].distance <= res.lower + PROVE_TOL + 1e-9
+    # at the grazing end the search over the angle alone finds the grazing approach
+    dist, ap, _ = distance_mod.needed_distance(CTX)
+    one = SEARCH.run(CELLS, None, s_fixed=ap.s)
+    assert one.best is not None and one.best[0].distance == pytest.approx(dist, abs=1e-6)
