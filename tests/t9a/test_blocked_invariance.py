@@ -1,5 +1,5 @@
-"""A charge whose shortest approach is blocked by a friend (the alternatives and the
-boundary refinement decide it) rules the same when the table is turned or mirrored."""
+"""A charge whose shortest approach is blocked by a friend (the certified search of
+`detour` decides it) rules the same when the table is turned or mirrored."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chargeref.systems import ChargeRequest
+from chargeref.systems.t9a.detour import PROVE_TOL
 
 UNITS = [("T", 2, (60.0, 60.0), 90.0, 6, 18),
          ("B", 1, (65.97085501220403, 61.05282283654994), 177.59326703482097, 4, 7),
@@ -45,6 +46,10 @@ def test_blocked_charge_is_rotation_and_mirror_invariant(spin: float, mirror: bo
     assert got.exact == BASE.exact
 
 
-def test_the_blocked_case_is_decided_by_the_alternatives() -> None:
-    # the friend A takes the shortest approach away: the distance exceeds the bound
-    assert BASE.distance > BASE.lower_bound + 0.1
+def test_the_blocked_case_is_decided_by_the_search() -> None:
+    # the friend A takes the shortest approach away: the distance exceeds the one
+    # without A, and the search proves it least (its lower bound within PROVE_TOL)
+    free = SYSTEM.needed(scen([unit(*r) for r in UNITS if r[0] != "A"], board=(120, 120)), ChargeRequest("B", ("T",)))
+    assert BASE.distance > free.distance + 0.1
+    assert BASE.exact is True
+    assert 0 <= BASE.distance - BASE.lower_bound <= PROVE_TOL + 1e-9

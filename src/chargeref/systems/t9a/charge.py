@@ -33,16 +33,16 @@ an exposed target model, and the middle of each interval between those.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
+from .detour import Search, cells
 from .ends import end_events
 from .geom import first_contact_turn, gap, near, wrap_deg
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
@@ -51,7 +51,6 @@ from .reach import (  # noqa: F401  (re-exported for callers of charge)
     MAX_WHEEL,
     ReachTable,
     _straight_offsets,
-    alternative_table,
     contact_range,
     reach_table,
     solve,
@@ -212,18 +211,14 @@ def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Appr
     return list(_iter_approaches(ch, fr, r))
 
 
-def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None,
-               alternatives: bool = False) -> list[Approach]:
-    """Every approach (no obstacles considered) that ends flush at offset s, shortest
-    first: at the constructed align angles, and with ``alternatives`` also at the
-    angles of ``reach.alternative_table`` (for when those are blocked)."""
+def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
+    """Every approach (no obstacles considered) that ends flush at offset s at the
+    constructed align angles, shortest first."""
     if ch.round:
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
     parts = [np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]
-    if alternatives:
-        parts.append(alternative_table(ch, fr).deltas_at(s))
     D = np.unique(np.concatenate(parts))
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
@@ -407,106 +402,49 @@ def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | N
     return steps, res
 
 
-#: blocked/clear boundaries of the align angle are bisected to this (degrees)
-ALIGN_BISECT = 1e-9
-#: at most this many of the shortest blocked approaches are refined (each costs up to
-#: two neighbour checks and a bisection of ~30 path checks)
-REFINE_MAX = 8
-
-
 def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
     r = solve(ch, fr, np.array([s]), np.array([delta]))
     return next(_iter_approaches(ch, fr, r), None)
 
 
-def refine_blocked(ctx: Context, s: float, best: tuple[Approach, list[Step]],
-                   blocked: list[Approach]) -> tuple[Approach, list[Step]]:
-    """Improve the best clear approach to offset s found among the tried align angles
-    when shorter ones were blocked: for a fixed offset the distance is concave in the
-    align angle on each piece where the approach exists, so the shortest clear one
-    lies at an end of a clear stretch of align angles. For each blocked approach
-    shorter than ``best``, its neighbouring tried angles (the constructed ones and
-    the alternative rows) are checked; where one is clear the boundary between them
-    is bisected to ``ALIGN_BISECT`` degree and its clear side taken if shorter.
-    (A clear stretch lying wholly between two blocked neighbours is not found: see
-    docs/t9a.md.)"""
-    ch, fr = ctx.charger, ctx.fr
-    short = sorted((ap for ap in blocked if ap.distance < best[0].distance - 1e-9), key=lambda a: a.distance)[:REFINE_MAX]
-    if not short:
-        return best
-    grid = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), ctx.table.deltas_at(s),
-                                     alternative_table(ch, fr).deltas_at(s)]))
-    known: dict[float, tuple[Approach, list[Step]] | None] = {}
-
-    def clear(delta: float) -> tuple[Approach, list[Step]] | None:
-        if delta not in known:
-            ap = _approach_at(ch, fr, s, delta)
-            res = None
-            if ap is not None:
-                steps, bl = _clear_approach(ctx, ap)
-                res = None if bl is not None else (ap, steps)
-            known[delta] = res
-        return known[delta]
-
-    for ap in short:
-        known.setdefault(ap.delta, None)
-    out = best
-    for ap in sorted(short, key=lambda a: a.distance):
-        if ap.distance >= out[0].distance - 1e-9:
-            break
-        i = int(np.searchsorted(grid, ap.delta))
-        for j in (i - 1, i + 1) if i < len(grid) and grid[i] == ap.delta else (i - 1, i):
-            if not 0 <= j < len(grid):
-                continue
-            nb = float(grid[j])
-            if nb * ap.delta < 0 or clear(nb) is None:
-                continue  # the other sign of align is another piece
-            good, bad = nb, ap.delta
-            while abs(good - bad) > ALIGN_BISECT:
-                budget.check()
-                m = (good + bad) / 2
-                if clear(m) is not None:
-                    good = m
-                else:
-                    bad = m
-            found = clear(good)
-            if found is not None and found[0].distance < out[0].distance - 1e-9:
-                out = found
-    return out
+def detour_search(ctx: Context, clear: Callable[[float, float], tuple[Approach, list[Step]] | None]) -> Search:
+    """The certified search for the least clear approach (``detour``) of this context."""
+    return Search(ctx.world, ctx.charger, ctx.fr, ctx.obstacles, clear)
 
 
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
-    """The shortest clear approach to offset s: the constructed approaches first;
-    only when every one of them is blocked, the alternatives as well (then refined:
-    ``refine_blocked``)."""
+    """The shortest clear approach to offset s. The constructed approaches are tried
+    shortest first; when the shortest is clear it is the answer. Otherwise the
+    shortest clear one over every align angle is searched for (``detour``: a proven
+    least, the first clear constructed one its starting bound)."""
     aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
     if not aps:
         ctx.note("unreachable")
         return None
-    tried: set[float] = set()
-    blocked: list[Approach] = []
-    for ap in aps[:limit]:
-        tried.add(round(ap.delta, 9))
+    first: tuple[Approach, list[Step]] | None = None
+    for k, ap in enumerate(aps[:limit]):
         steps, res = _clear_approach(ctx, ap)
         if res is None:
-            return ap, steps
+            if k == 0 or ctx.charger.round:
+                return ap, steps
+            first = (ap, steps)
+            break
         if res.what == "imprecise":
             continue
-        blocked.append(ap)
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     if ctx.charger.round:
         return None
-    more = [ap for ap in approaches(ctx.charger, ctx.fr, s, ctx.table, alternatives=True)
-            if round(ap.delta, 9) not in tried]
-    for ap in more[:limit]:
+    ch, fr = ctx.charger, ctx.fr
+
+    def clear(s_: float, d_: float) -> tuple[Approach, list[Step]] | None:
+        ap = _approach_at(ch, fr, s_, d_)
+        if ap is None:
+            return None
         steps, res = _clear_approach(ctx, ap)
-        if res is None:
-            return refine_blocked(ctx, s, (ap, steps), blocked)
-        if res.what == "imprecise":
-            continue
-        blocked.append(ap)
-        ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
-    return None
+        return (ap, steps) if res is None else None
+
+    found = detour_search(ctx, clear).run(cells(ch, fr), first, s_fixed=s)
+    return found.best  # type: ignore[return-value]
 
 
 def _placement(ctx: Context, e: Entry, ap: Approach, steps: list[Step], tsteps: list[Step] | None = None,
@@ -578,7 +516,7 @@ def _rotation_plan(ctx: Context, entries: list[Entry]) -> Placement | None:
     best: tuple[tuple[float, int, float], Placement] | None = None
     t_obst = world.obstacles(tgt, targets={ch.id}, spacing=world.charge_spacing())
     for e in sorted(entries, key=lambda e: -e.models):
-        for ap in approaches(ch, ctx.fr, e.s, ctx.table, alternatives=True)[:30]:
+        for ap in approaches(ch, ctx.fr, e.s, ctx.table)[:30]:
             if ap.delta == 0 or ap.pivot is None:
                 continue
             pre = ap.pre_steps()

@@ -98,40 +98,6 @@ def _deltas(ch: Block, fr: Facing) -> np.ndarray:
 #: a critical align angle this close (degrees) to a special one is taken as it
 SNAP_DEG = 1e-5
 
-#: the spacing (degrees) of the align angles tried as alternatives when every
-#: constructed approach to an end is blocked by something in the way (see
-#: ``alternative_table``)
-ALT_STEP = 0.5
-
-_ALT_CACHE: dict[tuple[float, ...], ReachTable] = {}
-
-
-def alternative_table(ch: Block, fr: Facing) -> ReachTable:
-    """Rows every ``ALT_STEP`` degrees of align angle. Only consulted when the
-    approaches at the constructed angles are blocked by units or terrain (the
-    constructed angles are where the unobstructed optimum lies; where obstacles cut
-    it off, the blocked optimum's boundary is not constructed, and these rows are the
-    alternatives tried: such a ruling is not proven least - see docs/t9a.md)."""
-    key = _key(ch, fr)
-    tb = _ALT_CACHE.get(key)
-    if tb is None:
-        if len(_ALT_CACHE) > 256:
-            _ALT_CACHE.clear()
-        grid = np.arange(ALT_STEP, 90.0, ALT_STEP)
-        Ds, As, Bs = [], [], []
-        for sign in (1, -1):
-            for (pa, pb), _ in _pieces_rules(ch, fr, sign):
-                if pb < pa - 1e-12:
-                    continue
-                D = sign * grid
-                lo_s, hi_s, valid, _, _ = _row_bounds(ch, fr, D, np.full(len(D), pa), np.full(len(D), max(pa, pb)))
-                Ds.append(D[valid])
-                As.append(lo_s[valid])
-                Bs.append(np.maximum(lo_s[valid], hi_s[valid]))
-        tb = _ALT_CACHE[key] = ReachTable(np.concatenate(Ds), np.concatenate(As), np.concatenate(Bs))
-    return tb
-
-
 def _region_ends(ch: Block, fr: Facing, sign: int) -> list[float]:
     """The align angles (degrees, of one sign) where the wheel changes sign, wraps
     round, or reaches 90 degrees, and the ends of the sign's range: between two
