@@ -59,6 +59,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     StraightLines,
     _floor_edge_crossings,
     _segments_cross,
+    _segments_cross_from,
     _unit_vecs,
     base_gaps,
     coherency_adjacency,
@@ -166,6 +167,8 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
+        self._gbuf: dict[tuple, tuple[np.ndarray, ...]] = {}  # costs.py: _append_rows
+        self._gof: dict[str, tuple] = {}
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -285,6 +288,22 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 continue
             V = part.V
             A, B = V, np.roll(V, -1, axis=0)
+            tgt = tok if kind == "token" else bar
+            if m.fp.is_disc and self.t_disc.all():
+                # perf: every (touching spot, target model) pair at once, with the
+                # arithmetic of the loop below: sd_many's closed form for two discs
+                # (centre distance less both radii), the same height test, and the
+                # crossing test of each spot's segment from its target's centre
+                idx = np.flatnonzero(touch)
+                sd = pair_norm(pts[idx], self._t_pc) - m.fp.parts[0].r - self._t_pr[None, :]
+                near = (sd <= two + EPS) & (np.abs(z[idx][:, None] - self.t_z[None, :]) <= r.er_v)
+                if kind == "barricade":
+                    near &= self._near_barricade(part)[None, :]
+                pi, ti = np.nonzero(near)
+                if len(pi):
+                    across = np.any(_segments_cross_from(self.t_c[ti], pts[idx[pi]], A, B), axis=1)
+                    tgt[idx[pi[across]], self.target_col[ti[across]]] = True
+                continue
             for t, j in zip(self.all_targets, self.target_col, strict=True):
                 if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
                     continue  # a barricade charge is against an enemy within 1" of it
@@ -296,9 +315,19 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 idx = idx[near]
                 # ... and the target on its far side: the line between them crosses it
                 across = np.any(_segments_cross(t.xy, pts[idx], A, B), axis=1)
-                tgt = tok if kind == "token" else bar
                 tgt[idx[across], j] = True
         return Bank(pts, z, ok, contact, er, dist, tok, bar)
+
+    def _near_barricade(self, part: ConvexPolygon) -> np.ndarray:
+        """For each target model: is it within engagement range of this barricade
+        part (a charge across a barricade is against such a model)? Kept per part."""
+        memo = self.__dict__.setdefault("_barricade_memo", {})
+        hit = memo.get(id(part))
+        if hit is None:
+            pf = Footprint((part,))
+            er = self.w.rules.er
+            hit = memo[id(part)] = (part, np.array([not (sd_many(t.fp, t.xy[None], pf)[0] > er + EPS) for t in self.all_targets], dtype=bool))
+        return hit[1]
 
     def _fits_among_others(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
         """No overlap with other units' models at the same level, and never within
