@@ -55,6 +55,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     WRAP_NEAREST,
     Bank,
     Cands,
+    Growing,
     Placement,
     StraightLines,
     _floor_edge_crossings,
@@ -569,10 +570,15 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 u &= np.any(b.dist[start:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
             return u
 
-        use = {m.id: usable(m) for m in self.models}
-        if any(not u.any() for u in use.values()):
+        # per model: which spots it may use (grown with the banks), their indices, and
+        # the move-length term of the score on them (perf: Growing buffers, so a bank's
+        # growth appends instead of copying; the term is recomputed when its weight
+        # changes or when the model's costs are planned again)
+        use = {m.id: Growing(usable(m)) for m in self.models}
+        if any(not u.a.any() for u in use.values()):
             return None
-        uidx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        ui_of: dict[str, Growing] = {}
+        cw_of: dict[str, tuple[float, Growing]] = {}
         while len(placed) < n:
             budget.check()
             best = None
@@ -606,24 +612,30 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                     continue
                 k = self.keys[m.id]
                 base, normal_free, token_only = terms[k]
-                feas = use[m.id]
-                if token_only is not None and (feas & normal_free).any():
-                    # a model that can reach a normal legal spot must take one; only
-                    # the others may use a token against the wall (seed 000, steps 3-4)
-                    feas = feas & ~token_only
-                    ui = np.flatnonzero(feas)
-                else:
-                    # use[m.id] is replaced (never changed in place) when it changes
-                    hit = uidx.get(m.id)
-                    if hit is None or hit[0] is not feas:
-                        hit = uidx[m.id] = (feas, np.flatnonzero(feas))
-                    ui = hit[1]
+                feas = use[m.id].a
                 # perf: the score only over the model's usable spots (in index order, so
                 # argmax picks the same first best spot the whole-bank score picks;
                 # unusable spots score -inf there and never win)
-                if len(ui) == 0:
-                    continue
-                sub = base[ui] - self.costs[m.id][ui] * w
+                if token_only is not None and (feas & normal_free).any():
+                    # a model that can reach a normal legal spot must take one; only
+                    # the others may use a token against the wall (seed 000, steps 3-4)
+                    ui = np.flatnonzero(feas & ~token_only)
+                    if len(ui) == 0:
+                        continue
+                    sub = base[ui] - self.costs[m.id][ui] * w
+                else:
+                    g = ui_of.get(m.id)
+                    if g is None:
+                        g = ui_of[m.id] = Growing(np.flatnonzero(feas))
+                    ui = g.a
+                    if len(ui) == 0:
+                        continue
+                    # perf, exact: costs[ui] * w, kept: a model's costs change in the
+                    # search only where it is planned again, and then its record goes
+                    cw = cw_of.get(m.id)
+                    if cw is None or cw[0] != w:
+                        cw = cw_of[m.id] = (w, Growing(self.costs[m.id][ui] * w))
+                    sub = base[ui] - cw[1].a
                 j = int(np.argmax(sub))
                 if np.isfinite(sub[j]) and (best is None or sub[j] > best[0] + 1e-12):
                     best = (float(sub[j]), m.id, int(ui[j]))
@@ -635,8 +647,10 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             if not self.exact[mid][i]:
                 # the spot's cost was a straight-line lower bound: plan the real paths of
                 # this model's usable spots, then choose again
-                self._resolve(by_id[mid], np.nonzero(use[mid])[0])
-                use[mid] = usable(by_id[mid])
+                self._resolve(by_id[mid], np.nonzero(use[mid].a)[0])
+                use[mid] = Growing(usable(by_id[mid]))
+                ui_of.pop(mid, None)
+                cw_of.pop(mid, None)
                 continue
             b = self.banks[self.keys[mid]]
             pos[mid] = b.pts[i].copy()
@@ -670,18 +684,22 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             # spots they have already judged, get their new spots judged at once
             todo: dict[tuple, list[Model]] = {}
             for m in self.models:
-                if m.id not in pos and len(self.costs[m.id]) > len(use[m.id]):
-                    todo.setdefault((self.keys[m.id], len(use[m.id])), []).append(m)
+                if m.id not in pos and len(self.costs[m.id]) > use[m.id].n:
+                    todo.setdefault((self.keys[m.id], use[m.id].n), []).append(m)
             for (_, old), ms_k in todo.items():
                 rows = self._usable_rows(ms_k, old, R)
                 for j, m in enumerate(ms_k):
                     more = rows[j]
-                    hit = uidx.get(m.id)
-                    prev = use[m.id]
-                    use[m.id] = np.concatenate([prev, more])
-                    if hit is not None and hit[0] is prev:
-                        # perf: the usable indices grow with the spots (no rescan)
-                        uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
+                    use[m.id].extend(more)
+                    g = ui_of.get(m.id)
+                    if g is not None:
+                        # perf: the usable indices (and their score term) grow with
+                        # the spots (no rescan)
+                        new = np.flatnonzero(more) + old
+                        g.extend(new)
+                        cw = cw_of.get(m.id)
+                        if cw is not None:
+                            cw[1].extend(self.costs[m.id][new] * cw[0])
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 

@@ -191,6 +191,30 @@ def _segments_cross_from(S: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndar
     return (o1 * o2 < 0) & (o3 * o4 < 0)
 
 
+class Growing:
+    """A 1-D array that grows at its end, in a buffer that doubles when full (perf:
+    appending does not copy what is already there). ``a`` is the filled part."""
+
+    __slots__ = ("buf", "n")
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.buf = np.array(a)
+        self.n = len(self.buf)
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.buf[: self.n]
+
+    def extend(self, x: np.ndarray) -> None:
+        n1 = self.n + len(x)
+        if n1 > len(self.buf):
+            nb = np.empty(max(n1, 2 * len(self.buf), 16), dtype=self.buf.dtype)
+            nb[: self.n] = self.buf[: self.n]
+            self.buf = nb
+        self.buf[self.n : n1] = x
+        self.n = n1
+
+
 class StraightLines:
     """Exact, vectorised check that a disc base can move straight from its start to
     each goal touching no barrier (hard or soft) deeper than EPS; those goals cost their
