@@ -548,8 +548,12 @@ class SpotBuilder:
         hair = LOCUS_HAIR
         coh = self.w.rules.coh - hair
         out = []
+        tkey = tuple(id(t.fp) for t in targets)
         if m.fp.is_disc and targets and all(t.fp.is_disc for t in targets):
-            out.append(_nearest_and_crossings(m, targets, hair, max(R - hair, 0.0)))
+            # perf: kept per problem (_locus_memo): the start, the bases and R decide it
+            rho = max(R - hair, 0.0)
+            key = ("near+circle", id(m.fp), tkey, float(m.xy[0]), float(m.xy[1]), rho)
+            out.append(self._locus_memo(key, lambda _fp, _ts: _nearest_and_crossings(m, targets, hair, rho), m.fp, targets))
         else:
             for t in targets:
                 out.append(self._nearest_on_locus(m, t, hair, m.xy))
@@ -557,7 +561,11 @@ class SpotBuilder:
         others = [q for q in self.models if q.id != m.id]
         if others:
             out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
-        out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
+        # perf: the spots touching a target and a target model at once do not depend
+        # on the placement: kept per problem (_locus_memo)
+        key = ("contact x targets", id(m.fp), tkey, tuple(id(t.fp) for t in self.all_targets))
+        out.append(self._locus_memo(
+            key, lambda _fp, _ts: self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]), m.fp, targets))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
         return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
 
