@@ -491,3 +491,29 @@ def test_kept_loci_are_the_root_finder_answers() -> None:
         for rho in (4.0, 8.0 - 1e-9):
             c = prob._locus_circle(m, t, gap, m.xy, rho)
             assert np.array_equal(c, locus_circle_crossings(m.fp, t.fp, gap, m.xy, rho))
+
+
+def test_kept_closer_flags_are_the_fresh_test() -> None:
+    """ChargeProblem.closer (kept per model, extended as the bank grows, also from the
+    search's batch test) equals the "ends closer" test computed afresh on the whole
+    bank, and follows start distances that are replaced (as pivots.py does)."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.solver_base import OUT_MARGIN
+    from chargeref.systems.w40k.world import build_world
+
+    world = build_world(scenario_from_data(_walls_scenario(0.0)))
+    prob = find_system("40k")._problem(world, ChargeRequest(charger="A", targets=("B", "C"), roll=12))
+    assert prob.enforce_closer
+
+    def fresh(m):  # noqa: ANN001, ANN202
+        b = prob.banks[prob.keys[m.id]]
+        return np.any(b.dist < prob.start_dist[prob.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+
+    before = {m.id: prob.closer(m).copy() for m in prob.models}
+    prob.solve(12.0, improve=False)  # the banks grow; the search extends the kept rows
+    for m in prob.models:
+        got = prob.closer(m)
+        assert np.array_equal(got, fresh(m)) and np.array_equal(got[: len(before[m.id])], before[m.id])
+    prob.start_dist = prob.start_dist + 0.5  # replaced: measured again
+    assert all(np.array_equal(prob.closer(m), fresh(m)) for m in prob.models)
+    assert not all(np.array_equal(prob.closer(m)[: len(before[m.id])], before[m.id]) for m in prob.models)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .solver_base import EPS, OUT_MARGIN, Bank, Cands, pair_norm
+from .solver_base import EPS, OUT_MARGIN, Bank, Cands, Growing, pair_norm
 from .world import Model
 
 
@@ -176,8 +176,35 @@ class CostBook:
         u = b.ok[start:n][None, :] & (C <= R + EPS)
         if self.enforce_closer:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
-            u &= np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+            closer = np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+            u &= closer
+            self._closer_basis()
+            for m, row in zip(ms, closer, strict=True):
+                g = self._closer_of.get(m.id)
+                if g is not None and g.n == start:
+                    g.extend(row)  # the rows the per-model test gives (see closer)
         return u
+
+    def _closer_basis(self) -> dict:
+        """The kept ``closer`` arrays, forgotten when the start distances they were
+        measured from are replaced (pivots.py gives a turned problem the unturned ones)."""
+        if self.__dict__.get("_closer_from") is not self.start_dist:
+            self._closer_from = self.start_dist
+            self._closer_of = {}
+        return self._closer_of
+
+    def closer(self, m: Model) -> np.ndarray:
+        """For every spot of m's bank: would m end closer to some target than it starts
+        (by more than the margin)? perf: kept per model and extended as the bank grows
+        (a bank only grows at its end, and each row depends on its own spot and on m's
+        start alone), so the array equals the one computed afresh."""
+        b = self.banks[self.keys[m.id]]
+        g = self._closer_basis().get(m.id)
+        if g is None:
+            g = self._closer_of[m.id] = Growing(np.zeros(0, dtype=bool))
+        if g.n < len(b.pts):
+            g.extend(np.any(b.dist[g.n:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1))
+        return g.a
 
     def _settle(self, m: Model, idx: np.ndarray) -> None:
         """Test the straight line from m's start to each pending spot of ``idx``: clear,
@@ -211,7 +238,7 @@ class CostBook:
     def cands(self, m: Model, R: float) -> Cands:
         b = self.banks[self.keys[m.id]]
         cost = self.costs[m.id]
-        closer = np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+        closer = self.closer(m)
         use = b.ok & (cost <= R + EPS)
         if self.enforce_closer:
             use &= closer

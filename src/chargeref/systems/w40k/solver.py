@@ -170,6 +170,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
         self._gbuf: dict[tuple, tuple[np.ndarray, ...]] = {}  # costs.py: _append_rows
         self._gof: dict[str, tuple] = {}
+        self._closer_of: dict[str, Growing] = {}  # costs.py: closer
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -425,7 +426,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             # spots that would only re-reach targets already reached answer nothing new
             use = b.ok & (self.costs[m.id] <= R + EPS) & eng[:, ~out].any(axis=1)
             if self.enforce_closer:
-                use &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                use &= self.closer(m)
             if use.any():
                 # only planned costs decide reachability; a planned cost is never below
                 # the straight-line bound, so spots already over R stay out
@@ -567,7 +568,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             c = self.costs[m.id][start:]
             u = b.ok[start:] & (c <= R + EPS)
             if self.enforce_closer:
-                u &= np.any(b.dist[start:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                u &= self.closer(m)[start:]
             return u
 
         # per model: which spots it may use (grown with the banks), their indices, and
