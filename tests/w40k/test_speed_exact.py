@@ -7,6 +7,7 @@ scenes and on the edge cases (touching circles, equal centres, no crossing)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -424,13 +425,17 @@ def test_growing_is_concatenation() -> None:
             assert g.a.dtype == plain.dtype and np.array_equal(g.a, plain)
 
 
-def test_cost_rows_of_a_group_are_the_model_by_model_arrays() -> None:
+@pytest.mark.parametrize("cells", [1_000_000, 150])
+def test_cost_rows_of_a_group_are_the_model_by_model_arrays(cells: int, monkeypatch) -> None:  # noqa: ANN001
     """CostBook._append_rows keeps a shape's models in one buffer: every model's costs,
     exactness and pending flags equal those appended model by model (_append), also
     after a model's own append takes it out of the group and after a cost is planned
     in place."""
+    from chargeref.systems.w40k import costs
     from chargeref.systems.w40k.costs import CostBook
-    from chargeref.systems.w40k.world import Model  # noqa: F401
+
+    # a small limit: the group outgrows one buffer and goes on model by model
+    monkeypatch.setattr(costs, "GROUP_CELLS", cells)
 
     class M:
         def __init__(self, mid: str) -> None:

@@ -15,6 +15,10 @@ import numpy as np
 from .solver_base import EPS, OUT_MARGIN, Bank, Cands, Growing, pair_norm
 from .world import Model
 
+#: _append_rows keeps a group's rows in one buffer up to this many cells (models x
+#: spots); a bigger group appends model by model (less memory held at a doubling)
+GROUP_CELLS = 1_000_000
+
 
 class CostBook:
     """The cost bookkeeping of ``ChargeProblem`` (it provides the attributes used here:
@@ -107,8 +111,10 @@ class CostBook:
         n1 = n0 + cost.shape[1]
         grp = self._gbuf.get(ids)
         if grp is None or len(grp[0][0]) < n1:
-            if any(len(self.costs[mid]) != n0 for mid in ids):
-                for i, mid in enumerate(ids):  # (not one group: model by model)
+            if len(ids) * n1 > GROUP_CELLS or any(len(self.costs[mid]) != n0 for mid in ids):
+                # (not one group: model by model; also for big groups, whose doubling
+                # would hold the old and the new buffer of every model at once)
+                for i, mid in enumerate(ids):
                     self._append(mid, cost[i], exact[i], None if pending is None else pending[i])
                 return
             cap = max(n1, 2 * (len(grp[0][0]) if grp is not None else 0), 64)
