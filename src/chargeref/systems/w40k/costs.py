@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .solver_base import EPS, OUT_MARGIN, Bank, Cands, pair_norm
+from .solver_base import EPS, OUT_MARGIN, Bank, Cands, Growing, pair_norm
 from .world import Model
+
+#: _append_rows keeps a group's rows in one buffer up to this many cells (models x
+#: spots); a bigger group appends model by model (less memory held at a doubling)
+GROUP_CELLS = 1_000_000
 
 
 class CostBook:
@@ -87,17 +91,62 @@ class CostBook:
             dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
             vert = np.where(dz > thr + 1e-12, dz, 0.0)
             cost = np.where(cand, d, np.inf) + vert
-            for i, m in enumerate(ms):
-                self._append(m.id, cost[i], ~cand[i], cand[i])
+            self._append_rows(ms, cost, ~cand, cand)
         else:
-            for m in ms:
-                self._append(m.id, self._costs(m, bank, start), np.ones(len(pts), dtype=bool))
+            cost = np.stack([self._costs(m, bank, start) for m in ms])
+            self._append_rows(ms, cost, np.ones(cost.shape, dtype=bool), None)
+
+    def _append_rows(self, ms: list[Model], cost: np.ndarray, exact: np.ndarray, pending: np.ndarray | None) -> None:
+        """Append row i of ``cost``, ``exact`` and ``pending`` to model ms[i]'s arrays:
+        the values _append stores, model by model.
+
+        perf: models of one shape are appended together (every bank growth appends the
+        same spots to each), so they keep their arrays as the rows of one buffer per
+        group, which doubles when full (self.costs[mid] is a view of its row's filled
+        part): one assignment appends for every model. Only this class assigns these
+        arrays; _append takes a model out of its group (the group then starts a new
+        buffer from the models' current values)."""
+        ids = tuple(m.id for m in ms)
+        n0 = len(self.costs[ids[0]])
+        n1 = n0 + cost.shape[1]
+        grp = self._gbuf.get(ids)
+        if grp is None or len(grp[0][0]) < n1:
+            if len(ids) * n1 > GROUP_CELLS or any(len(self.costs[mid]) != n0 for mid in ids):
+                # (not one group: model by model; also for big groups, whose doubling
+                # would hold the old and the new buffer of every model at once)
+                for i, mid in enumerate(ids):
+                    self._append(mid, cost[i], exact[i], None if pending is None else pending[i])
+                return
+            cap = max(n1, 2 * (len(grp[0][0]) if grp is not None else 0), 64)
+            cb = np.empty((len(ids), cap))
+            eb = np.empty((len(ids), cap), dtype=bool)
+            pb = np.empty((len(ids), cap), dtype=bool)
+            for i, mid in enumerate(ids):
+                cb[i, :n0] = self.costs[mid]
+                eb[i, :n0] = self.exact[mid]
+                pb[i, :n0] = self.pending[mid]
+                old = self._gof.get(mid)
+                if old is not None and old != ids:
+                    self._gbuf.pop(old, None)  # a model is in one group at a time
+                self._gof[mid] = ids
+            grp = self._gbuf[ids] = (cb, eb, pb)
+        cb, eb, pb = grp
+        cb[:, n0:n1] = cost
+        eb[:, n0:n1] = exact
+        pb[:, n0:n1] = False if pending is None else pending
+        for i, mid in enumerate(ids):
+            self.costs[mid] = cb[i, :n1]
+            self.exact[mid] = eb[i, :n1]
+            self.pending[mid] = pb[i, :n1]
 
     def _append(self, mid: str, cost: np.ndarray, exact: np.ndarray, pending: np.ndarray | None = None) -> None:
         """Append to a model's spot costs, exactness flags and pending flags (a straight
         length not yet tested for clearance, see _settle). perf: they live in buffers
         that double when full (self.costs[mid] is a view of the filled part), so growing
         the banks spot by spot is not quadratic in copying."""
+        grp = self._gof.pop(mid, None)
+        if grp is not None:
+            self._gbuf.pop(grp, None)  # its arrays leave the group's buffer
         n0 = len(self.costs[mid])
         n1 = n0 + len(cost)
         buf = self._cbuf.get(mid)
@@ -133,8 +182,35 @@ class CostBook:
         u = b.ok[start:n][None, :] & (C <= R + EPS)
         if self.enforce_closer:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
-            u &= np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+            closer = np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
+            u &= closer
+            self._closer_basis()
+            for m, row in zip(ms, closer, strict=True):
+                g = self._closer_of.get(m.id)
+                if g is not None and g.n == start:
+                    g.extend(row)  # the rows the per-model test gives (see closer)
         return u
+
+    def _closer_basis(self) -> dict:
+        """The kept ``closer`` arrays, forgotten when the start distances they were
+        measured from are replaced (pivots.py gives a turned problem the unturned ones)."""
+        if self.__dict__.get("_closer_from") is not self.start_dist:
+            self._closer_from = self.start_dist
+            self._closer_of = {}
+        return self._closer_of
+
+    def closer(self, m: Model) -> np.ndarray:
+        """For every spot of m's bank: would m end closer to some target than it starts
+        (by more than the margin)? perf: kept per model and extended as the bank grows
+        (a bank only grows at its end, and each row depends on its own spot and on m's
+        start alone), so the array equals the one computed afresh."""
+        b = self.banks[self.keys[m.id]]
+        g = self._closer_basis().get(m.id)
+        if g is None:
+            g = self._closer_of[m.id] = Growing(np.zeros(0, dtype=bool))
+        if g.n < len(b.pts):
+            g.extend(np.any(b.dist[g.n:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1))
+        return g.a
 
     def _settle(self, m: Model, idx: np.ndarray) -> None:
         """Test the straight line from m's start to each pending spot of ``idx``: clear,
@@ -168,7 +244,7 @@ class CostBook:
     def cands(self, m: Model, R: float) -> Cands:
         b = self.banks[self.keys[m.id]]
         cost = self.costs[m.id]
-        closer = np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+        closer = self.closer(m)
         use = b.ok & (cost <= R + EPS)
         if self.enforce_closer:
             use &= closer

@@ -55,10 +55,12 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     WRAP_NEAREST,
     Bank,
     Cands,
+    Growing,
     Placement,
     StraightLines,
     _floor_edge_crossings,
     _segments_cross,
+    _segments_cross_from,
     _unit_vecs,
     base_gaps,
     coherency_adjacency,
@@ -166,6 +168,9 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
+        self._gbuf: dict[tuple, tuple[np.ndarray, ...]] = {}  # costs.py: _append_rows
+        self._gof: dict[str, tuple] = {}
+        self._closer_of: dict[str, Growing] = {}  # costs.py: closer
         for key in self.rep:
             self._costs_batch([m for m in self.models if self.keys[m.id] == key], self.banks[key], 0)
 
@@ -285,6 +290,22 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 continue
             V = part.V
             A, B = V, np.roll(V, -1, axis=0)
+            tgt = tok if kind == "token" else bar
+            if m.fp.is_disc and self.t_disc.all():
+                # perf: every (touching spot, target model) pair at once, with the
+                # arithmetic of the loop below: sd_many's closed form for two discs
+                # (centre distance less both radii), the same height test, and the
+                # crossing test of each spot's segment from its target's centre
+                idx = np.flatnonzero(touch)
+                sd = pair_norm(pts[idx], self._t_pc) - m.fp.parts[0].r - self._t_pr[None, :]
+                near = (sd <= two + EPS) & (np.abs(z[idx][:, None] - self.t_z[None, :]) <= r.er_v)
+                if kind == "barricade":
+                    near &= self._near_barricade(part)[None, :]
+                pi, ti = np.nonzero(near)
+                if len(pi):
+                    across = np.any(_segments_cross_from(self.t_c[ti], pts[idx[pi]], A, B), axis=1)
+                    tgt[idx[pi[across]], self.target_col[ti[across]]] = True
+                continue
             for t, j in zip(self.all_targets, self.target_col, strict=True):
                 if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
                     continue  # a barricade charge is against an enemy within 1" of it
@@ -296,9 +317,19 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 idx = idx[near]
                 # ... and the target on its far side: the line between them crosses it
                 across = np.any(_segments_cross(t.xy, pts[idx], A, B), axis=1)
-                tgt = tok if kind == "token" else bar
                 tgt[idx[across], j] = True
         return Bank(pts, z, ok, contact, er, dist, tok, bar)
+
+    def _near_barricade(self, part: ConvexPolygon) -> np.ndarray:
+        """For each target model: is it within engagement range of this barricade
+        part (a charge across a barricade is against such a model)? Kept per part."""
+        memo = self.__dict__.setdefault("_barricade_memo", {})
+        hit = memo.get(id(part))
+        if hit is None:
+            pf = Footprint((part,))
+            er = self.w.rules.er
+            hit = memo[id(part)] = (part, np.array([not (sd_many(t.fp, t.xy[None], pf)[0] > er + EPS) for t in self.all_targets], dtype=bool))
+        return hit[1]
 
     def _fits_among_others(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
         """No overlap with other units' models at the same level, and never within
@@ -395,7 +426,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             # spots that would only re-reach targets already reached answer nothing new
             use = b.ok & (self.costs[m.id] <= R + EPS) & eng[:, ~out].any(axis=1)
             if self.enforce_closer:
-                use &= np.any(b.dist < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                use &= self.closer(m)
             if use.any():
                 # only planned costs decide reachability; a planned cost is never below
                 # the straight-line bound, so spots already over R stay out
@@ -537,13 +568,18 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             c = self.costs[m.id][start:]
             u = b.ok[start:] & (c <= R + EPS)
             if self.enforce_closer:
-                u &= np.any(b.dist[start:] < self.start_dist[self.index[m.id]][None, :] - OUT_MARGIN, axis=1)
+                u &= self.closer(m)[start:]
             return u
 
-        use = {m.id: usable(m) for m in self.models}
-        if any(not u.any() for u in use.values()):
+        # per model: which spots it may use (grown with the banks), their indices, and
+        # the move-length term of the score on them (perf: Growing buffers, so a bank's
+        # growth appends instead of copying; the term is recomputed when its weight
+        # changes or when the model's costs are planned again)
+        use = {m.id: Growing(usable(m)) for m in self.models}
+        if any(not u.a.any() for u in use.values()):
             return None
-        uidx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        ui_of: dict[str, Growing] = {}
+        cw_of: dict[str, tuple[float, Growing]] = {}
         while len(placed) < n:
             budget.check()
             best = None
@@ -577,24 +613,30 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                     continue
                 k = self.keys[m.id]
                 base, normal_free, token_only = terms[k]
-                feas = use[m.id]
-                if token_only is not None and (feas & normal_free).any():
-                    # a model that can reach a normal legal spot must take one; only
-                    # the others may use a token against the wall (seed 000, steps 3-4)
-                    feas = feas & ~token_only
-                    ui = np.flatnonzero(feas)
-                else:
-                    # use[m.id] is replaced (never changed in place) when it changes
-                    hit = uidx.get(m.id)
-                    if hit is None or hit[0] is not feas:
-                        hit = uidx[m.id] = (feas, np.flatnonzero(feas))
-                    ui = hit[1]
+                feas = use[m.id].a
                 # perf: the score only over the model's usable spots (in index order, so
                 # argmax picks the same first best spot the whole-bank score picks;
                 # unusable spots score -inf there and never win)
-                if len(ui) == 0:
-                    continue
-                sub = base[ui] - self.costs[m.id][ui] * w
+                if token_only is not None and (feas & normal_free).any():
+                    # a model that can reach a normal legal spot must take one; only
+                    # the others may use a token against the wall (seed 000, steps 3-4)
+                    ui = np.flatnonzero(feas & ~token_only)
+                    if len(ui) == 0:
+                        continue
+                    sub = base[ui] - self.costs[m.id][ui] * w
+                else:
+                    g = ui_of.get(m.id)
+                    if g is None:
+                        g = ui_of[m.id] = Growing(np.flatnonzero(feas))
+                    ui = g.a
+                    if len(ui) == 0:
+                        continue
+                    # perf, exact: costs[ui] * w, kept: a model's costs change in the
+                    # search only where it is planned again, and then its record goes
+                    cw = cw_of.get(m.id)
+                    if cw is None or cw[0] != w:
+                        cw = cw_of[m.id] = (w, Growing(self.costs[m.id][ui] * w))
+                    sub = base[ui] - cw[1].a
                 j = int(np.argmax(sub))
                 if np.isfinite(sub[j]) and (best is None or sub[j] > best[0] + 1e-12):
                     best = (float(sub[j]), m.id, int(ui[j]))
@@ -606,8 +648,10 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             if not self.exact[mid][i]:
                 # the spot's cost was a straight-line lower bound: plan the real paths of
                 # this model's usable spots, then choose again
-                self._resolve(by_id[mid], np.nonzero(use[mid])[0])
-                use[mid] = usable(by_id[mid])
+                self._resolve(by_id[mid], np.nonzero(use[mid].a)[0])
+                use[mid] = Growing(usable(by_id[mid]))
+                ui_of.pop(mid, None)
+                cw_of.pop(mid, None)
                 continue
             b = self.banks[self.keys[mid]]
             pos[mid] = b.pts[i].copy()
@@ -641,18 +685,22 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             # spots they have already judged, get their new spots judged at once
             todo: dict[tuple, list[Model]] = {}
             for m in self.models:
-                if m.id not in pos and len(self.costs[m.id]) > len(use[m.id]):
-                    todo.setdefault((self.keys[m.id], len(use[m.id])), []).append(m)
+                if m.id not in pos and len(self.costs[m.id]) > use[m.id].n:
+                    todo.setdefault((self.keys[m.id], use[m.id].n), []).append(m)
             for (_, old), ms_k in todo.items():
                 rows = self._usable_rows(ms_k, old, R)
                 for j, m in enumerate(ms_k):
                     more = rows[j]
-                    hit = uidx.get(m.id)
-                    prev = use[m.id]
-                    use[m.id] = np.concatenate([prev, more])
-                    if hit is not None and hit[0] is prev:
-                        # perf: the usable indices grow with the spots (no rescan)
-                        uidx[m.id] = (use[m.id], np.concatenate([hit[1], np.flatnonzero(more) + old]))
+                    use[m.id].extend(more)
+                    g = ui_of.get(m.id)
+                    if g is not None:
+                        # perf: the usable indices (and their score term) grow with
+                        # the spots (no rescan)
+                        new = np.flatnonzero(more) + old
+                        g.extend(new)
+                        cw = cw_of.get(m.id)
+                        if cw is not None:
+                            cw[1].extend(self.costs[m.id][new] * cw[0])
         pl = Placement(pos, zz, cost, placed, via=via)
         return pl if self.unit_ok(pl) else None
 

@@ -24,6 +24,8 @@ OUT_MARGIN = 2e-6
 LOCUS_HAIR = 1e-9
 #: largest number of (start, goal, obstacle) triples handled in one numpy block
 CLEAR_BLOCK = 2_000_000
+#: clear_within tests every (pair, cone window) directly up to this many of them
+FEW_TRIPLES = 4096
 #: wrap spots are built round this many nearest obstacle pieces per target model
 WRAP_NEAREST = 8
 #: budget-circle crossings are built for this many nearest target models per start
@@ -122,9 +124,10 @@ def face_spots(
                 disc = B * B - Cq
                 ok = disc >= 0
                 sq = np.sqrt(np.where(ok, disc, 0.0))
-                for t in np.concatenate([(-B - sq)[ok], (-B + sq)[ok]]):
-                    if -1e-12 <= t <= 1 + 1e-12:
-                        ts.append(min(1.0, max(0.0, float(t))))
+                roots = np.concatenate([(-B - sq)[ok], (-B + sq)[ok]])
+                # the roots on the edge (a hair either side), in order, clamped to it
+                # (+ 0.0: a root of -0.0 clamps to +0.0, as max(0.0, t) gives)
+                ts.extend(np.clip(roots[(roots >= -1e-12) & (roots <= 1 + 1e-12)], 0.0, 1.0) + 0.0)
             out.append(a0 + np.asarray(ts)[:, None] * e)
     if mover.is_disc and len(CR):
         # corner arcs of a round mover: circle crossings inside each corner's normal cone
@@ -141,9 +144,9 @@ def face_spots(
                 continue
             base = np.arctan2(v[ok, 1], v[ok, 0])
             half = np.arccos(np.clip((rm * rm + d[ok] ** 2 - CR[ok] ** 2) / (2 * rm * d[ok]), -1.0, 1.0))
-            for ang in np.concatenate([base + half, base - half]):
-                if (ang - lo) % (2 * math.pi) <= span:
-                    out.append((V[k] + rm * np.array([math.cos(ang), math.sin(ang)]))[None])
+            angs = np.concatenate([base + half, base - half])
+            for ang in angs[(angs - lo) % (2 * math.pi) <= span]:
+                out.append((V[k] + rm * np.array([math.cos(ang), math.sin(ang)]))[None])
     return np.vstack(out) if out else np.zeros((0, 2))
 
 
@@ -166,19 +169,50 @@ def _seg_point_dist(s: np.ndarray, P: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.linalg.norm(C[None, :, :] - proj, axis=-1)
 
 
+def _orient(a, b, c):  # noqa: ANN001, ANN202
+    return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+
 def _segments_cross(s: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Does segment s->P[i] properly cross segment A[j]->B[j]? (len(P), len(A))."""
+    return _segments_cross_from(np.broadcast_to(s, P.shape), P, A, B)
 
-    def orient(a, b, c):  # noqa: ANN001, ANN202
-        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
 
-    S = np.broadcast_to(s, P.shape)[:, None, :]
+def _segments_cross_from(S: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Does segment S[i]->P[i] properly cross segment A[j]->B[j]? (len(P), len(A)).
+    Element by element the same arithmetic for every start (orientation tests)."""
+    orient = _orient
+    S = S[:, None, :]
     Pn = P[:, None, :]
     o1 = orient(S, Pn, A[None])
     o2 = orient(S, Pn, B[None])
     o3 = orient(A[None], B[None], S)
     o4 = orient(A[None], B[None], Pn)
     return (o1 * o2 < 0) & (o3 * o4 < 0)
+
+
+class Growing:
+    """A 1-D array that grows at its end, in a buffer that doubles when full (perf:
+    appending does not copy what is already there). ``a`` is the filled part."""
+
+    __slots__ = ("buf", "n")
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.buf = np.array(a)
+        self.n = len(self.buf)
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.buf[: self.n]
+
+    def extend(self, x: np.ndarray) -> None:
+        n1 = self.n + len(x)
+        if n1 > len(self.buf):
+            nb = np.empty(max(n1, 2 * len(self.buf), 16), dtype=self.buf.dtype)
+            nb[: self.n] = self.buf[: self.n]
+            self.buf = nb
+        self.buf[self.n : n1] = x
+        self.n = n1
 
 
 class StraightLines:
@@ -253,6 +287,18 @@ class StraightLines:
         d_all = P[pj] - S[si]
         ang = np.arctan2(d_all[:, 1], d_all[:, 0])  # in [-pi, pi]
         key = si * 8.0 + (ang + math.pi)  # starts 8 apart: angles span at most 2 pi + a hair
+        if len(key) * len(KLO) <= FEW_TRIPLES:
+            # perf: few pairs (the search settles one spot at a time): every (pair,
+            # window) at once instead of sorting the pairs. A pair falls in a window
+            # when KLO <= key <= KHI, exactly what the binary searches below select
+            # (searchsorted left of KLO, right of KHI); the triples are the same, only
+            # their order differs, and a pair is blocked when any of its triples is.
+            p_i, w_i = np.nonzero((KLO[None, :] <= key[:, None]) & (key[:, None] <= KHI[None, :]))
+            if len(p_i):
+                blocked = np.zeros(len(si), dtype=bool)
+                blocked[p_i[self._triples_block(S[si[p_i]], P[pj[p_i]], K[w_i], r)]] = True
+                out[si[blocked], pj[blocked]] = False
+            return out
         order = np.argsort(key, kind="stable")
         skey = key[order]
         A = np.searchsorted(skey, KLO, side="left")
@@ -274,21 +320,23 @@ class StraightLines:
             rep = np.repeat(np.arange(w0, w1), c)
             off = np.arange(len(rep)) - np.repeat(np.cumsum(c) - c, c)
             pair = order[A[rep] + off]
-            k = K[rep]
-            s = S[si[pair]]
-            d = P[pj[pair]] - s
-            # the same arithmetic as clear_many, triple by triple
-            L2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
-            L2 = np.where(L2 == 0, 1.0, L2)
-            rl = self.dc[k] - s
-            t = np.clip((rl[:, 0] * d[:, 0] + rl[:, 1] * d[:, 1]) / L2, 0, 1)
-            px = s[:, 0] + t * d[:, 0] - self.dc[k, 0]
-            py = s[:, 1] + t * d[:, 1] - self.dc[k, 1]
-            bad = np.sqrt(px * px + py * py) < r + self.dr[k] - EPS
-            blocked[pair[bad]] = True
+            blocked[pair[self._triples_block(S[si[pair]], P[pj[pair]], K[rep], r)]] = True
             w0 = w1
         out[si[blocked], pj[blocked]] = False
         return out
+
+    def _triples_block(self, s: np.ndarray, p: np.ndarray, k: np.ndarray, r: float) -> np.ndarray:
+        """For each triple (start s, goal p, disc k): does disc k come closer than
+        r + its radius - EPS to the segment s->p? The same arithmetic as clear_many,
+        triple by triple."""
+        d = p - s
+        L2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+        L2 = np.where(L2 == 0, 1.0, L2)
+        rl = self.dc[k] - s
+        t = np.clip((rl[:, 0] * d[:, 0] + rl[:, 1] * d[:, 1]) / L2, 0, 1)
+        px = s[:, 0] + t * d[:, 0] - self.dc[k, 0]
+        py = s[:, 1] + t * d[:, 1] - self.dc[k, 1]
+        return np.sqrt(px * px + py * py) < r + self.dr[k] - EPS
 
     def _cones(self, S: np.ndarray, r: float, reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The (start, disc) windows of clear_within: for every disc within reach + r +

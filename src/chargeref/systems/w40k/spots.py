@@ -99,7 +99,7 @@ class SpotBuilder:
             if not ts:
                 continue
             loci = self._loci()
-            parts = [locus_nearest(m.fp, t.fp, d, s0) for t in ts for d in loci for s0 in starts]
+            parts = [self._nearest_on_locus(m, t, d, s0) for t in ts for d in loci for s0 in starts]
             parts.append(self._pair_crossings(m, ts, loci, ts, [LOCUS_HAIR]))
             others = [q for q in self.models if q.id != m.id]
             if others:  # linking to a friend that will stand on the floor too
@@ -167,7 +167,7 @@ class SpotBuilder:
                 budget.check()
                 for d in loci:
                     for s0 in starts:
-                        spots.append(locus_nearest(m.fp, t.fp, d, s0))
+                        spots.append(self._nearest_on_locus(m, t, d, s0))
         spots.extend(self._approach_points(m, starts))
         spots.append(self._pair_crossings(m, self.all_targets, loci, self.all_targets, [LOCUS_HAIR]))
         if self.nontarget_models:
@@ -250,7 +250,7 @@ class SpotBuilder:
         for s0 in starts:
             best = None
             for t in self.all_targets:
-                q = locus_nearest(m.fp, t.fp, er_in, s0)
+                q = self._nearest_on_locus(m, t, er_in, s0)
                 if len(q):
                     dq = float(np.hypot(*(q[0] - s0)))
                     if best is None or dq < best[0]:
@@ -264,6 +264,32 @@ class SpotBuilder:
             c = q.xy if qpos is None else np.asarray(qpos, dtype=float)
             return c, m.fp.radius + q.fp.radius + gap
         return None
+
+    def _locus_memo(self, key: tuple, fn, *args):  # noqa: ANN001, ANN202
+        """perf: ``fn(*args)`` kept per problem. The root-finder loci (a target model's
+        contact, engagement and coherency loci, for a base like m) and their nearest
+        points and circle crossings depend only on the two bases, where they stand, the
+        gap and the point or circle asked about; the search, its improvement pass and
+        the held-back test ask for the same ones again. The entry holds the footprints
+        its key names by id, so an id stays theirs while the entry lives."""
+        memo: dict[tuple, tuple] = self.__dict__.setdefault("_locus_memo_d", {})
+        hit = memo.get(key)
+        if hit is None:
+            x = fn(*args)
+            x.setflags(write=False)
+            hit = memo[key] = (x, args[0], args[1])
+        return hit[0]
+
+    def _nearest_on_locus(self, m: Model, t: Model, gap: float, p: np.ndarray) -> np.ndarray:
+        """locus_nearest(m.fp, t.fp, gap, p), kept per problem (_locus_memo)."""
+        p = np.asarray(p, dtype=float)
+        return self._locus_memo(("near", id(m.fp), id(t.fp), float(gap), p.tobytes()), locus_nearest, m.fp, t.fp, gap, p)
+
+    def _locus_circle(self, m: Model, t: Model, gap: float, c: np.ndarray, rho: float) -> np.ndarray:
+        """locus_circle_crossings(m.fp, t.fp, gap, c, rho), kept per problem (_locus_memo)."""
+        c = np.asarray(c, dtype=float)
+        key = ("circle", id(m.fp), id(t.fp), float(gap), c.tobytes(), float(rho))
+        return self._locus_memo(key, locus_circle_crossings, m.fp, t.fp, gap, c, rho)
 
     def _pair_crossings(self, m: Model, A: list[Model], gaps_a: list[float], B: list[Model], gaps_b: list[float],
                         pos_a: list[np.ndarray] | None = None, pos_b: list[np.ndarray] | None = None) -> np.ndarray:
@@ -454,8 +480,8 @@ class SpotBuilder:
         coh = self.w.rules.coh - hair
         out = []
         for t in self.all_targets:
-            out.append(locus_nearest(m.fp, t.fp, g, m.xy))
-            out.append(locus_circle_crossings(m.fp, t.fp, g, m.xy, max(R - hair, 0.0)))
+            out.append(self._nearest_on_locus(m, t, g, m.xy))
+            out.append(self._locus_circle(m, t, g, m.xy, max(R - hair, 0.0)))
         others = [q for q in self.models if q.id != m.id]
         if others:
             out.append(self._pair_crossings(m, self.all_targets, [g], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
@@ -522,16 +548,24 @@ class SpotBuilder:
         hair = LOCUS_HAIR
         coh = self.w.rules.coh - hair
         out = []
+        tkey = tuple(id(t.fp) for t in targets)
         if m.fp.is_disc and targets and all(t.fp.is_disc for t in targets):
-            out.append(_nearest_and_crossings(m, targets, hair, max(R - hair, 0.0)))
+            # perf: kept per problem (_locus_memo): the start, the bases and R decide it
+            rho = max(R - hair, 0.0)
+            key = ("near+circle", id(m.fp), tkey, float(m.xy[0]), float(m.xy[1]), rho)
+            out.append(self._locus_memo(key, lambda _fp, _ts: _nearest_and_crossings(m, targets, hair, rho), m.fp, targets))
         else:
             for t in targets:
-                out.append(locus_nearest(m.fp, t.fp, hair, m.xy))
-                out.append(locus_circle_crossings(m.fp, t.fp, hair, m.xy, max(R - hair, 0.0)))
+                out.append(self._nearest_on_locus(m, t, hair, m.xy))
+                out.append(self._locus_circle(m, t, hair, m.xy, max(R - hair, 0.0)))
         others = [q for q in self.models if q.id != m.id]
         if others:
             out.append(self._pair_crossings(m, targets, [hair], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
-        out.append(self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]))
+        # perf: the spots touching a target and a target model at once do not depend
+        # on the placement: kept per problem (_locus_memo)
+        key = ("contact x targets", id(m.fp), tkey, tuple(id(t.fp) for t in self.all_targets))
+        out.append(self._locus_memo(
+            key, lambda _fp, _ts: self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]), m.fp, targets))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
         return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
 
