@@ -177,6 +177,7 @@ class ChargeBase:
         self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
         self._placed_bar_cache: dict[tuple[float, int], list[tuple[Poly, str, str]]] = {}
         self._path_obs: dict[tuple[str, int], tuple[list[Poly], list[tuple[Poly, list[StandW]]]]] = {}
+        self._edge_free: dict[tuple, list[tuple[float, float]]] = {}
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -222,6 +223,10 @@ class ChargeBase:
                 continue
             iv = slide_blocked(P0, t, Ob, SNAP)
             if iv is not None:
+                if iv[0] < lo and iv[1] > hi:
+                    # one open interval reaching past both ends leaves nothing of
+                    # [lo, hi] free (not even an end point), whatever else blocks
+                    return []
                 blocked.append(iv)
         return free_intervals(lo, hi, blocked)
 
@@ -411,6 +416,18 @@ class ChargeBase:
         return Pose(m + off * t + n * (s.d / 2), fac, s.w, s.d)
 
     def edge_free(self, s: StandW, enemy: StandW, edge: str, cmin: float) -> list[tuple[float, float]]:
+        # The free offsets depend on the stand only through its size and kind: the
+        # flush pose is built from the edge and the stand's width and depth, and what
+        # the final footprint may not overlap (``final_obstacles``) from its kind and
+        # the stands placed so far (only ever added, so their count names them). Stands
+        # of one size share the answer, computed once (the same call, the same result).
+        key = (enemy.sid, edge, s.kind, s.w, s.d, cmin, len(self.placed))
+        hit = self._edge_free.get(key)
+        if hit is None:
+            hit = self._edge_free[key] = self._edge_free_now(s, enemy, edge, cmin)
+        return list(hit)
+
+    def _edge_free_now(self, s: StandW, enemy: StandW, edge: str, cmin: float) -> list[tuple[float, float]]:
         _, t, _, L, _ = self.edge_frame(s, enemy, edge)
         if cmin > min(L, s.w) + 1e-12:
             return []

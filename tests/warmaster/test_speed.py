@@ -1,0 +1,113 @@
+"""Fast paths of the Warmaster solver against the plain computations they replace.
+
+* ``ChargeBase.edge_free`` answers once per (enemy edge, stand size and kind, stands
+  placed): every stand must get exactly what computing it afresh gives.
+* ``ChargeBase.slide_free`` stops when one blocked interval reaches past both ends of
+  the slide: the answer must equal ``free_intervals`` over every obstacle, also when a
+  blocked interval ends exactly at an end of the slide (that end point stays free).
+* ``Warmaster.problems`` may be handed the world already built: the same problems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from wm_helpers import EXAMPLES, SYSTEM, example, infantry_line, scen, stands
+
+from chargeref.systems.warmaster.geom import free_intervals, slide_blocked
+from chargeref.systems.warmaster.placing import EDGES, SNAP
+from chargeref.systems.warmaster.solve import Charge
+from chargeref.systems.warmaster.world import build_world
+
+DIAGRAMS = sorted(p.name for p in EXAMPLES.glob("diagram_*.yaml"))
+
+
+def _plain_slide_free(ch: Charge, s, P0, t, lo, hi):  # noqa: ANN001, ANN202
+    """slide_free without the box filter or the early exit: every obstacle's interval."""
+    blo, bhi = ch.board_interval(P0, t)
+    lo, hi = max(lo, blo), min(hi, bhi)
+    if lo > hi:
+        return []
+    blocked = [iv for Ob in ch.final_obstacles(s) if (iv := slide_blocked(P0, t, Ob, SNAP)) is not None]
+    return free_intervals(lo, hi, blocked)
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_edge_free_shared_by_stands_of_one_size(name: str) -> None:
+    sc = example(name)
+    c = sc.charges[0]
+    ch = Charge(build_world(sc), c.charger, c.targets[0], sc.rules.variant)
+    fresh = Charge(build_world(sc), c.charger, c.targets[0], sc.rules.variant)
+    n = 0
+    for s in ch.cstands:
+        for e in ch.tstands:
+            for ed in EDGES:
+                got = ch.edge_free(s, e, ed, ch.cmin)
+                assert got == fresh._edge_free_now(s, e, ed, ch.cmin)
+                # and against the plain slide (no filter, no early exit)
+                _, t, _, L, _ = ch.edge_frame(s, e, ed)
+                if ch.cmin <= min(L, s.w) + 1e-12:
+                    span = (L + s.w) / 2 - ch.cmin
+                    P0 = ch.flush_pose(s, e, ed, 0.0).poly
+                    assert got == _plain_slide_free(ch, s, P0, t, -span, span)
+                n += 1
+    # stands of one size share answers: fewer computed than asked
+    assert len(ch._edge_free) < n or len(ch.cstands) == 1
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-12, 1e-9, 1e-6, -1e-12, -1e-6])
+def test_slide_free_early_exit_at_its_edge(eps: float) -> None:
+    """The slide runs exactly over one friend's blocked interval, shrunk by ``eps`` at
+    both ends: inside it (eps > 0) nothing is free (the early exit); with the ends
+    equal (eps = 0) no early exit (free_intervals keeps the far end point); wider,
+    two pieces are free."""
+    s0 = scen({"units": [
+        infantry_line("T", 2, [60], 50, 270),
+        infantry_line("F", 1, [70], 47.5, 90),
+        stands("C", 1, "infantry", [(40, 30)], 90),
+    ]})
+    ch = Charge(build_world(s0), "C", "T", "original")
+    s, e = ch.cstands[0], ch.tstands[0]
+    _, t, _, L, _ = ch.edge_frame(s, e, "front")
+    P0 = ch.flush_pose(s, e, "front", 0.0).poly
+    friend = ch.others[-1].poly
+    iv = slide_blocked(P0, t, friend, SNAP)
+    assert iv is not None
+    lo, hi = iv[0] + eps, iv[1] - eps
+    got = ch.slide_free(s, P0, t, lo, hi)
+    assert got == _plain_slide_free(ch, s, P0, t, lo, hi)
+    if eps > 0:
+        assert got == []
+    elif eps == 0:
+        assert got == [(hi, hi)]  # an end the interval reaches is not passed over
+    else:
+        assert got == [(lo, iv[0]), (iv[1], hi)]
+
+
+def test_slide_free_fully_covered_edge() -> None:
+    """An enemy stand whose front is covered by a wider friend: nothing is free, and
+    the early exit says so exactly as the plain computation does."""
+    s0 = scen({"units": [
+        infantry_line("T", 2, [60], 50, 270),
+        stands("F", 1, "infantry", [(60, 48)], 90, base={"rect": [60, 20]}),
+        stands("C", 1, "cavalry", [(40, 30)], 90),
+    ]})
+    ch = Charge(build_world(s0), "C", "T", "original")
+    s, e = ch.cstands[0], ch.tstands[0]
+    _, t, _, L, _ = ch.edge_frame(s, e, "front")
+    span = (L + s.w) / 2 - ch.cmin
+    P0 = ch.flush_pose(s, e, "front", 0.0).poly
+    assert ch.slide_free(s, P0, t, -span, span) == [] == _plain_slide_free(ch, s, P0, t, -span, span)
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_problems_with_the_world_given(name: str) -> None:
+    sc = example(name)
+    assert SYSTEM.problems(sc, build_world(sc)) == SYSTEM.problems(sc)
+
+
+def test_problems_with_the_world_given_bad_battlefield() -> None:
+    sc = scen({"units": [infantry_line("T", 2, [60, 62], 50, 270), infantry_line("C", 1, [60], 50.5, 90)]})
+    got = SYSTEM.problems(sc, build_world(sc))
+    assert got and got == SYSTEM.problems(sc)
+    assert np.all([p.field.startswith("units[") for p in got])
