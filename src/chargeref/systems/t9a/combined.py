@@ -158,7 +158,18 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             at_cache[key] = _entry_at(ctxs[i], s)
         return at_cache[key]
 
+    compat: dict[tuple[int, int], bool] = {}
+
     def compatible(i: int, e: Entry, j: int, f: Entry) -> bool:
+        # a pure function of the two ends (the entries live as long as this search,
+        # so their ids name them): each pair is decided once
+        key = (id(e), id(f))
+        hit = compat.get(key)
+        if hit is None:
+            hit = compat[key] = _compatible(i, e, j, f)
+        return hit
+
+    def _compatible(i: int, e: Entry, j: int, f: Entry) -> bool:
         if members[i].facing == members[j].facing and not tgt.round:
             wi = ctxs[i].charger.width
             wj = ctxs[j].charger.width
@@ -180,6 +191,9 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             return True
         return (lateral[i] - lateral[j]) * (e.s - f.s) >= 0
 
+    # the rounded offsets of each charger's own candidate ends (the search adds those
+    # shoulder to shoulder with chargers placed before it, unless already there)
+    base_seen = [{round(e.s, 9) for e in es} for es in entries]
     excluded: set[tuple[tuple[int, float], ...]] = set()
     result: CombinedResult | None = None
     for attempt_no in range(2 * MAX_ASSIGNMENTS):
@@ -204,9 +218,11 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             if bound <= bk:  # type: ignore[operator]
                 return
             opts = list(entries[i])
-            seen = {round(e.s, 9) for e in opts}
+            seen = base_seen[i]
             for j, f in placed:
                 if members[j].facing == members[i].facing:
+                    if seen is base_seen[i]:
+                        seen = set(seen)  # about to grow: a copy
                     half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
                     for s in (f.s - half, f.s + half):
                         if round(s, 9) not in seen:
@@ -218,7 +234,7 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             for e in opts:
                 if not all(compatible(i, e, j, f) and in_order(i, e, j, f) for j, f in placed):
                     continue
-                if (i, round(e.s, 9)) in feas and not feas[(i, round(e.s, 9))]:
+                if feas.get((i, round(e.s, 9))) is False:
                     continue
                 dfs(i + 1, placed + [(i, e)], tm | e.target_models, cm + len(e.charger_models), eng + 1)
             dfs(i + 1, placed, tm, cm, eng)
