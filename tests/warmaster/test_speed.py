@@ -12,11 +12,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example as hexample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from wm_helpers import EXAMPLES, SYSTEM, example, infantry_line, scen, stands
 
-from chargeref.systems.warmaster.geom import free_intervals, slide_blocked
+from chargeref.geometry.shapes import TOL
+from chargeref.systems.warmaster.geom import (
+    bbox_gap,
+    free_intervals,
+    hull,
+    rect,
+    rect_pts,
+    sd,
+    slide_blocked,
+)
 from chargeref.systems.warmaster.placing import EDGES, SNAP
 from chargeref.systems.warmaster.solve import Charge
+from chargeref.systems.warmaster.sweep import leg_sweep
 from chargeref.systems.warmaster.world import build_world
 
 DIAGRAMS = sorted(p.name for p in EXAMPLES.glob("diagram_*.yaml"))
@@ -111,3 +124,61 @@ def test_problems_with_the_world_given_bad_battlefield() -> None:
     got = SYSTEM.problems(sc, build_world(sc))
     assert got and got == SYSTEM.problems(sc)
     assert np.all([p.field.startswith("units[") for p in got])
+
+
+# ------------------------------------------------------------ plain-float geometry
+
+def _np_bbox_gap(A: np.ndarray, B: np.ndarray) -> float:
+    """The array expression ``bbox_gap`` replaced."""
+    alo, ahi = A.min(axis=0), A.max(axis=0)
+    blo, bhi = B.min(axis=0), B.max(axis=0)
+    return float(max(alo[0] - bhi[0], blo[0] - ahi[0], alo[1] - bhi[1], blo[1] - ahi[1]))
+
+
+_coord = st.floats(-200, 200, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_coord, _coord), min_size=2, max_size=8),
+       st.lists(st.tuples(_coord, _coord), min_size=2, max_size=8))
+@hexample([(0.0, 0.0), (1.0, 1.0)], [(1.000001, 0.0), (2.0, 1.0)])
+@hexample([(0.0, 0.0), (1.0, 1.0)], [(1.0, 1.0), (2.0, 2.0)])
+@hexample([(0.0, 0.0), (1.0, 1.0)], [(0.5, 0.5), (0.6, 0.6)])
+def test_bbox_gap_is_the_array_value(a: list, b: list) -> None:
+    A, B = np.array(a), np.array(b)
+    assert bbox_gap(A, B) == _np_bbox_gap(A, B)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(_coord, _coord, st.floats(-720, 720), st.floats(0.1, 10), st.floats(0.1, 10),
+       _coord, _coord, st.floats(-720, 720))
+@hexample(60.0, 50.0, 270.0, 4.0, 2.0, 60.0, 54.0, 90.0)
+@hexample(0.0, 0.0, 0.0, 4.0, 2.0, 0.0, 0.0, 0.0)  # the same pose twice
+def test_leg_sweep_is_the_array_hull(x0: float, y0: float, f0: float, w: float, d: float,
+                                     x1: float, y1: float, f1: float) -> None:
+    c0, c1 = np.array([x0, y0]), np.array([x1, y1])
+    assert np.array_equal(np.array(rect_pts(c0, f0, w, d)), rect(c0, f0, w, d))
+    plain = hull(np.concatenate([rect(c0, f0, w, d), rect(c1, f1, w, d)]))
+    got = leg_sweep(c0, f0, c1, f1, w, d)
+    assert got.shape == plain.shape and np.array_equal(got, plain)
+
+
+@pytest.mark.parametrize("gap", [0.0, 5e-7, 1e-6, 1e-6 + 5e-10, 1e-6 + 2e-9, 1e-3])
+def test_contacts_box_filter_at_its_edge(gap: float) -> None:
+    """A charge ends touching; a bystander enemy stands ``gap`` beside the charger's
+    placed stand: contact is reported exactly when the exact distance is within TOL."""
+    s0 = scen({"units": [
+        infantry_line("T", 2, [60], 50, 270),
+        infantry_line("U", 2, [64 + gap], 46, 270),
+        stands("C", 1, "infantry", [(60, 40)], 90),
+    ]})
+    from chargeref.systems.warmaster.placing import Placed, Pose
+
+    ch = Charge(build_world(s0), "C", "T", "original")
+    s = ch.cstands[0]
+    pose = Pose(np.array([60.0, 48.0]), 90.0, s.w, s.d)
+    placed = [Placed(s, pose, [s.c, pose.c], 8.0, "first")]
+    got = SYSTEM._contacts(ch.w, placed, "T")
+    near = [e for e in ch.enemies if sd(pose.poly, e.poly) <= TOL]
+    assert sorted(got["touching"][s.sid]) == sorted(e.sid for e in near)
+    assert ("U" in {ch.w.stand(x).unit for x in got["touching"][s.sid]}) == (gap <= TOL)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, _normals_of, hull, rect, sd
+from .geom import Packed, Poly, _normals, _normals_of, hull, hull_of, rect, rect_pts, sd
 from .paths import corner_cost
 from .walk import trace, walk
 
@@ -40,7 +40,7 @@ NODE_EPS = 1e-8
 
 def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d: float) -> Poly:
     """The hull of the stand at both ends of a leg (see the module docstring)."""
-    return hull(np.concatenate([rect(c0, f0, w, d), rect(c1, f1, w, d)]))
+    return hull_of(rect_pts(c0, f0, w, d) + rect_pts(c1, f1, w, d))
 
 
 def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:

@@ -21,7 +21,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
-from .geom import Poly, footprint_sd, overlaps, poly_seg_dist, sd
+from .geom import Poly, bbox_gap, footprint_sd, overlaps, poly_seg_dist, sd
 from .placing import EDGES, Outcome, Placed
 from .solve import Charge
 from .world import StandW, World, build_world, unit_base
@@ -232,7 +232,9 @@ class Warmaster:
             total = 0.0
             touch: list[str] = []
             for e in enemies:
-                if sd(P, e.poly) > TOL:
+                # the boxes' gap is a lower bound on the distance: clearly apart boxes
+                # (by more than float noise past TOL) need no exact distance
+                if bbox_gap(P, e.poly) > TOL + 1e-9 or sd(P, e.poly) > TOL:
                     continue
                 touch.append(e.sid)
                 if e.unit not in engaged:
