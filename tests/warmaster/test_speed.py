@@ -18,18 +18,22 @@ from hypothesis import strategies as st
 from wm_helpers import EXAMPLES, SYSTEM, example, infantry_line, scen, stands
 
 from chargeref.geometry.shapes import TOL
+from chargeref.systems import ChargeRequest
 from chargeref.systems.warmaster.geom import (
+    _normals,
+    _normals_of,
     bbox_gap,
     free_intervals,
     hull,
+    overlaps,
     rect,
     rect_pts,
     sd,
     slide_blocked,
 )
-from chargeref.systems.warmaster.placing import EDGES, SNAP
+from chargeref.systems.warmaster.placing import EDGES, SNAP, Placed, Pose
 from chargeref.systems.warmaster.solve import Charge
-from chargeref.systems.warmaster.sweep import leg_sweep
+from chargeref.systems.warmaster.sweep import boxes_of, leg_sweep, sweep_blocked
 from chargeref.systems.warmaster.world import build_world
 
 DIAGRAMS = sorted(p.name for p in EXAMPLES.glob("diagram_*.yaml"))
@@ -172,8 +176,6 @@ def test_contacts_box_filter_at_its_edge(gap: float) -> None:
         infantry_line("U", 2, [64 + gap], 46, 270),
         stands("C", 1, "infantry", [(60, 40)], 90),
     ]})
-    from chargeref.systems.warmaster.placing import Placed, Pose
-
     ch = Charge(build_world(s0), "C", "T", "original")
     s = ch.cstands[0]
     pose = Pose(np.array([60.0, 48.0]), 90.0, s.w, s.d)
@@ -182,3 +184,87 @@ def test_contacts_box_filter_at_its_edge(gap: float) -> None:
     near = [e for e in ch.enemies if sd(pose.poly, e.poly) <= TOL]
     assert sorted(got["touching"][s.sid]) == sorted(e.sid for e in near)
     assert ("U" in {ch.w.stand(x).unit for x in got["touching"][s.sid]}) == (gap <= TOL)
+
+
+# ------------------------------------------------------------ sweeps, poses, bars
+
+def _plain_sweep_blocked(P: np.ndarray, obstacles: list) -> bool:
+    """``sweep_blocked`` as it was: both box tests, both separating-axis families."""
+    boxes = boxes_of(obstacles)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
+    B = boxes[near]
+    gap = np.maximum(np.maximum(lo[0] - B[:, 2], B[:, 0] - hi[0]), np.maximum(lo[1] - B[:, 3], B[:, 1] - hi[1]))
+    NP, hP = _normals_of(P)
+    for i in near[gap <= -TOL]:
+        Ob = obstacles[i]
+        if len(Ob) < 3:
+            if sd(P, Ob) < -TOL:
+                return True
+            continue
+        NO, hO = _normals(Ob)
+        sep = max(float(np.max(np.min(Ob @ NP.T, axis=0) - hP)), float(np.max(np.min(P @ NO.T, axis=0) - hO)))
+        if sep < -TOL:
+            return True
+    return False
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.floats(0, 20), st.floats(0, 20), st.floats(0, 360), st.floats(0, 20), st.floats(0, 20), st.floats(0, 360),
+       st.lists(st.tuples(st.floats(0, 20), st.floats(0, 20), st.floats(0, 360)), min_size=1, max_size=6))
+# a stand sliding past another: touching (depth 0), overlapping by TOL and a hair more
+@hexample(0.0, 0.0, 90.0, 10.0, 0.0, 90.0, [(5.0, 2.0, 90.0)])
+@hexample(0.0, 0.0, 90.0, 10.0, 0.0, 90.0, [(5.0, 2.0 - 1e-6, 90.0)])
+@hexample(0.0, 0.0, 90.0, 10.0, 0.0, 90.0, [(5.0, 2.0 - 1.001e-6, 90.0)])
+def test_sweep_blocked_is_the_plain_test(x0: float, y0: float, f0: float, x1: float, y1: float, f1: float,
+                                         others: list) -> None:
+    P = leg_sweep(np.array([x0, y0]), f0, np.array([x1, y1]), f1, 4.0, 2.0)
+    obs = [rect(np.array([x, y]), f, 4.0, 2.0) for x, y, f in others] + [np.array([[3.0, 3.0], [6.0, 7.0]])]
+    assert sweep_blocked(P, obs) == _plain_sweep_blocked(P, obs)
+
+
+def test_sweep_blocked_at_the_overlap_tolerance() -> None:
+    """Sliding along a stand's edge: blocked exactly when the overlap passes TOL."""
+    P = leg_sweep(np.array([0.0, 0.0]), 90.0, np.array([10.0, 0.0]), 90.0, 4.0, 2.0)
+    for depth, blocked in ((0.0, False), (0.5e-6, False), (2e-6, True), (1e-3, True)):
+        obs = [rect(np.array([5.0, 2.0 - depth]), 90.0, 4.0, 2.0)]
+        assert sweep_blocked(P, obs) is blocked
+        assert _plain_sweep_blocked(P, obs) is blocked
+
+
+def _plain_pose_free(ch: Charge, s, pose) -> bool:  # noqa: ANN001
+    P = pose.poly
+    if np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > ch.w.width + TOL) \
+            or np.any(P[:, 1] > ch.w.depth + TOL):
+        return False
+    return not any(overlaps(P, Ob) for Ob in ch.final_obstacles(s))
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_pose_free_and_placed_bars_are_the_plain_ones(name: str) -> None:
+    sc = example(name)
+    c = sc.charges[0]
+    ruling = SYSTEM.charge(sc, ChargeRequest(charger=c.charger, targets=(c.targets[0],), dice=(2,)))
+    ch = Charge(build_world(sc), c.charger, c.targets[0], sc.rules.variant)
+    s = ch.cstands[0]
+    # every stand's end pose from the ruling placed in turn; poses all round each
+    by_id = {m.id: m for m in ruling.moves}
+    for st_ in ch.cstands:
+        m = by_id.get(st_.sid)
+        if m is None:
+            continue
+        pose = Pose(np.array(m.to[:2], dtype=float), float(m.facing or st_.facing), st_.w, st_.d)
+        for dx in (-1.0, -1e-6, 0.0, 1e-6, 1.0):
+            for dy in (-1e-6, 0.0, 1e-6):
+                q = Pose(pose.c + np.array([dx, dy]), pose.facing, s.w, s.d)
+                assert ch.pose_free(s, q) == _plain_pose_free(ch, s, q)
+        ch.placed.append(Placed(st_, pose, [st_.c, pose.c], 0.0, "line"))
+        for fr in (s.w, 2 * s.w):
+            got = ch._placed_bars_now(fr)
+            plain = []
+            for e in ch.enemies:
+                for p in ch.placed:
+                    g = sd(e.poly, p.poly)
+                    if TOL < g <= fr + TOL:
+                        plain.append((e.sid, p.stand.sid))
+            assert [(a, b) for _, a, b in got] == plain

@@ -51,27 +51,28 @@ def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None =
         return False
     if boxes is None:
         boxes = boxes_of(obstacles)
-    lo, hi = P.min(axis=0), P.max(axis=0)
-    near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
-    if not len(near):
-        return False
-    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL)
-    B = boxes[near]
-    gap = np.maximum(np.maximum(lo[0] - B[:, 2], B[:, 0] - hi[0]), np.maximum(lo[1] - B[:, 3], B[:, 1] - hi[1]))
-    near = near[gap <= -TOL]
+    xs, ys = zip(*P.tolist(), strict=True)  # min and max are exact in plain floats too
+    lo0, lo1, hi0, hi1 = min(xs), min(ys), max(xs), max(ys)
+    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL);
+    # such boxes also pass the looser test with TOL of slack each way
+    gap = np.maximum(np.maximum(lo0 - boxes[:, 2], boxes[:, 0] - hi0), np.maximum(lo1 - boxes[:, 3], boxes[:, 1] - hi1))
+    near = np.nonzero(gap <= -TOL)[0]
     if not len(near):
         return False
     NP, hP = _normals_of(P)
-    for i in near:
+    for i in near.tolist():
         Ob = obstacles[i]
         if len(Ob) < 3:
             if sd(P, Ob) < -TOL:
                 return True
             continue
-        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's
+        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's;
+        # the obstacle blocks only when both fall short of -TOL, so a first one that
+        # does not settles it
+        if float(np.max(np.min(Ob @ NP.T, axis=0) - hP)) >= -TOL:
+            continue
         NO, hO = _normals(Ob)
-        sep = max(float(np.max(np.min(Ob @ NP.T, axis=0) - hP)), float(np.max(np.min(P @ NO.T, axis=0) - hO)))
-        if sep < -TOL:
+        if float(np.max(np.min(P @ NO.T, axis=0) - hO)) < -TOL:
             return True
     return False
 
