@@ -19,6 +19,8 @@ from wm_helpers import EXAMPLES, SYSTEM, example, infantry_line, scen, stands
 
 from chargeref.geometry.shapes import TOL
 from chargeref.systems import ChargeRequest
+from chargeref.systems.warmaster import placing as placing_mod
+from chargeref.systems.warmaster import sweep as sweep_mod
 from chargeref.systems.warmaster.geom import (
     _normals,
     _normals_of,
@@ -33,7 +35,14 @@ from chargeref.systems.warmaster.geom import (
 )
 from chargeref.systems.warmaster.placing import EDGES, SNAP, Placed, Pose
 from chargeref.systems.warmaster.solve import Charge
-from chargeref.systems.warmaster.sweep import boxes_of, leg_sweep, sweep_blocked
+from chargeref.systems.warmaster.sweep import (
+    boxes_of,
+    leg_blocked,
+    leg_memo,
+    leg_sweep,
+    route_cost,
+    sweep_blocked,
+)
 from chargeref.systems.warmaster.world import build_world
 
 DIAGRAMS = sorted(p.name for p in EXAMPLES.glob("diagram_*.yaml"))
@@ -268,3 +277,51 @@ def test_pose_free_and_placed_bars_are_the_plain_ones(name: str) -> None:
                     if TOL < g <= fr + TOL:
                         plain.append((e.sid, p.stand.sid))
             assert [(a, b) for _, a, b in got] == plain
+
+
+# ------------------------------------------------------------ remembered leg verdicts
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_routes_with_remembered_legs_are_the_plain_routes(name: str) -> None:
+    """Every route the charge asks for, made again with no store and with a store
+    that has seen all the others first: the same path and cost."""
+    sc = example(name)
+    c = sc.charges[0]
+    asked: list[tuple] = []
+    orig = sweep_mod.stand_route
+
+    def spy(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        asked.append(a[:8])
+        return orig(*a, **k)
+
+    sweep_mod_stand_route = placing_mod.stand_route
+    placing_mod.stand_route = spy
+    try:
+        SYSTEM.charge(sc, ChargeRequest(charger=c.charger, targets=(c.targets[0],), dice=(2,)))
+    finally:
+        placing_mod.stand_route = sweep_mod_stand_route
+    store: dict = {}
+    for a in asked + asked:  # the second round answers from the store
+        plain = orig(*a)
+        kept = orig(*a, store=store)
+        assert (plain is None) == (kept is None)
+        if plain is not None:
+            assert plain[1] == kept[1]
+            assert all(np.array_equal(p, q) for p, q in zip(plain[0], kept[0], strict=True))
+            assert route_cost(plain[0], a[1], a[3], a[4], a[5], a[6]) == \
+                route_cost(plain[0], a[1], a[3], a[4], a[5], a[6], store)
+
+
+def test_leg_blocked_is_the_sweep_test() -> None:
+    obs = [rect(np.array([5.0, 2.0 - 2e-6]), 90.0, 4.0, 2.0), rect(np.array([20.0, 20.0]), 0.0, 4.0, 2.0)]
+    boxes = boxes_of(obs)
+    store: dict = {}
+    memo = leg_memo(obs, store)
+    assert leg_memo(obs, store) is memo
+    assert leg_memo(obs[::-1], store) is not memo  # another order is another set
+    assert leg_memo(obs, None) == {}
+    for c1, fb in (((10.0, 0.0), 90.0), ((10.0, -1.0), 90.0), ((0.0, 5.0), 45.0), ((10.0, 0.0), 90.0)):
+        c0, c1a = np.array([0.0, 0.0]), np.array(c1)
+        want = sweep_blocked(leg_sweep(c0, 90.0, c1a, fb, 4.0, 2.0), obs)
+        assert leg_blocked(c0, 90.0, c1a, fb, 4.0, 2.0, obs, boxes, memo) is want
+    assert len(memo) == 3

@@ -38,7 +38,7 @@ from .geom import (
 )
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
-from .sweep import route_cost, stand_route
+from .sweep import LegStore, route_cost, stand_route
 from .world import StandW, World
 
 EDGES = ("front", "left", "right", "rear")
@@ -180,6 +180,7 @@ class ChargeBase:
         self._edge_free: dict[tuple, list[tuple[float, float]]] = {}
         self._pair_bars: dict[tuple[str, int, float], tuple[Poly, str, str] | None] = {}
         self._boxes: dict[int, tuple[Poly, tuple[float, float, float, float]]] = {}
+        self._legs: LegStore = {}  # leg verdicts of this charge's routes (sweep.leg_memo)
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -399,10 +400,10 @@ class ChargeBase:
         if hit is not None:
             if hit[0] is None:
                 return None, math.inf, False
-            c = route_cost(hit[0], s.facing, goal.facing, s.w, s.d, obs)
+            c = route_cost(hit[0], s.facing, goal.facing, s.w, s.d, obs, self._legs)
             if c == hit[1]:
                 return hit[0], hit[1], len(hit[0]) == 2
-        found = stand_route(s.c, s.facing, goal.c, goal.facing, s.w, s.d, obs, cap)
+        found = stand_route(s.c, s.facing, goal.c, goal.facing, s.w, s.d, obs, cap, self._legs)
         if found is None:
             self._routes[key] = (None, math.inf)
             return None, math.inf, False
@@ -410,7 +411,7 @@ class ChargeBase:
         if len(path) > 2:
             # the cheaper of the two turns among those clear (a straight move was just
             # tested and costed exactly so by stand_route)
-            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
+            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs, self._legs)
         self._routes[key] = (path, c)
         return path, c, len(path) == 2
 
