@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from chargeref.systems.t9a import combined, resolve
 from chargeref.systems.t9a.combined import _still_blocked
-from chargeref.systems.t9a.geom import Shape
+from chargeref.systems.t9a.geom import Shape, hull
 from chargeref.systems.t9a.world import Obstacle
 
 
@@ -135,3 +135,55 @@ def test_not_still_blocked_when_a_blocker_changed_role_or_left() -> None:
     assert not _still_blocked([_ob("A")], then)  # C is gone
     assert not _still_blocked([_ob(), _ob()], then)  # two pieces where there was one
     assert not _still_blocked([replace(_ob(), shape=Shape.disc(np.array([0.5, 0.5]), 0.5))], then)
+
+
+# ----------------------------------------------------------------------- blocks, hulls
+
+def _plain_hull(points: np.ndarray) -> np.ndarray:
+    """``geom.hull`` as it was (rows read from the array one by one)."""
+    pts = sorted({(round(float(x), 12), round(float(y), 12)) for x, y in np.asarray(points)})
+    if len(pts) <= 2:
+        return np.asarray(pts, dtype=float)
+
+    def turn(o, a, b):  # noqa: ANN001, ANN202
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list = []
+    for p in pts:
+        while len(lower) >= 2 and turn(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and turn(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return np.asarray(lower[:-1] + upper[:-1], dtype=float)
+
+
+_c = st.floats(-100, 100, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_c, _c), min_size=1, max_size=12))
+@example([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.5, 0.5)])
+@example([(0.0, 0.0), (1e-13, 0.0), (1.0, 1.0)])  # points equal after rounding to 1e-12
+@example([(0.0, 0.0), (1.0, 1.0), (2.0, 2.0)])  # collinear
+def test_hull_is_the_plain_hull(pts: list) -> None:
+    P = np.array(pts, dtype=float)
+    got, want = hull(P), _plain_hull(P)
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("facing", ["front", "right", "rear", "left"])
+def test_profile_is_computed_once_and_the_same(facing: str) -> None:
+    s = BENCH
+    from chargeref.systems.t9a.world import World
+
+    w = World.from_scenario(s)
+    for b in w.blocks.values():
+        fresh = b.at(b.F, b.facing)  # a copy with an empty cache
+        first = b.profile(facing)
+        first.append((-1, 0.0, 0.0, 0.0))  # a caller changing its list changes nothing
+        assert b.profile(facing) == fresh._profile(facing) == fresh.profile(facing)
+        assert ("profile:" + facing) in b._cache
