@@ -232,7 +232,15 @@ class Block:
     def profile(self, name: str) -> list[tuple[int, float, float, float]]:
         """The models seen from outside one facing: (model index, lo, hi, depth) with
         [lo, hi] the part of the model's width along the facing's axis that no model
-        nearer the facing hides, and depth its distance behind the facing."""
+        nearer the facing hides, and depth its distance behind the facing. (Computed
+        once per block and facing: a block never changes; a copy of the list.)"""
+        key = "profile:" + name
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self._profile(name)
+        return list(hit)
+
+    def _profile(self, name: str) -> list[tuple[int, float, float, float]]:
         fc = self.facing_of(name)
         R = self.model_rects()
         loc_t = np.einsum("nkj,j->nk", R - fc.mid, fc.t)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...budget import check as budget_check
 from ...geometry.shapes import TOL
 from .charge import (
     Approach,
@@ -35,8 +36,8 @@ from .charge import (
     plan,
     target_profile,
 )
-from .geom import gap, near
-from .world import Step, World
+from .geom import Shape, gap, near
+from .world import Obstacle, Step, World
 
 MAX_ASSIGNMENTS = 6
 
@@ -84,8 +85,9 @@ def _entry_at(ctx: Context, s: float) -> Entry | None:
     return Entry(s, frozenset(extra), len(cm) + len(tm), cm, tm, fin)
 
 
-def plan_combined(world: World, members: list[Member], target: str) -> CombinedResult:
-    res = _plan_fixed(world, members, target)
+def plan_combined(world: World, members: list[Member], target: str, fast: bool = True) -> CombinedResult:
+    """``fast=False``: the plain searches (``_plan_fixed``), for the tests."""
+    res = _plan_fixed(world, members, target, fast)
     if len(res.placements) == len(members):
         return res
     # the charged unit may be turned for the first charger only, if that gets more
@@ -102,7 +104,7 @@ def plan_combined(world: World, members: list[Member], target: str) -> CombinedR
         w2.put(pl.target_final)
         w2.put(pl.final)
         rest = [x for x in members if x.charger != m.charger]
-        sub = _plan_fixed(w2, rest, target) if rest else CombinedResult({}, {}, [])
+        sub = _plan_fixed(w2, rest, target, fast) if rest else CombinedResult({}, {}, [])
         n = len(sub.placements) + 1
         if n > len(best.placements) or (n == len(best.placements) and best.rotated_by is not None
                                         and abs(pl.target_turn) < float(best.score.get("target_rotation", 1e9))):
@@ -112,7 +114,10 @@ def plan_combined(world: World, members: list[Member], target: str) -> CombinedR
     return best
 
 
-def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedResult:
+def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = True) -> CombinedResult:
+    """The combined placement with the charged unit where it stands. ``fast=False``
+    runs the plain search (reachability checked at every would-be improvement, every
+    failed move order searched afresh): the same answer, kept for the tests."""
     tgt = world.blocks[target]
     ids = [m.charger for m in members]
     ctxs: list[Context] = []
@@ -153,7 +158,18 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             at_cache[key] = _entry_at(ctxs[i], s)
         return at_cache[key]
 
+    compat: dict[tuple[int, int], bool] = {}
+
     def compatible(i: int, e: Entry, j: int, f: Entry) -> bool:
+        # a pure function of the two ends (the entries live as long as this search,
+        # so their ids name them): each pair is decided once
+        key = (id(e), id(f))
+        hit = compat.get(key)
+        if hit is None:
+            hit = compat[key] = _compatible(i, e, j, f)
+        return hit
+
+    def _compatible(i: int, e: Entry, j: int, f: Entry) -> bool:
         if members[i].facing == members[j].facing and not tgt.round:
             wi = ctxs[i].charger.width
             wj = ctxs[j].charger.width
@@ -175,6 +191,9 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             return True
         return (lateral[i] - lateral[j]) * (e.s - f.s) >= 0
 
+    # the rounded offsets of each charger's own candidate ends (the search adds those
+    # shoulder to shoulder with chargers placed before it, unless already there)
+    base_seen = [{round(e.s, 9) for e in es} for es in entries]
     excluded: set[tuple[tuple[int, float], ...]] = set()
     result: CombinedResult | None = None
     for attempt_no in range(2 * MAX_ASSIGNMENTS):
@@ -187,8 +206,10 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             if i == k:
                 key = (eng, cm + len(tm))
                 sig = tuple((j, round(e.s, 9)) for j, e in placed)
-                # reachability is checked only for would-be improvements (cached)
-                if key > best["key"] and sig not in excluded and all(feasible(j, e) for j, e in placed):  # type: ignore[operator]
+                # fast: reachability is checked after the search (see below); plain:
+                # for every would-be improvement (cached)
+                if key > best["key"] and sig not in excluded and (  # type: ignore[operator]
+                        fast or all(feasible(j, e) for j, e in placed)):
                     best["key"] = key
                     best["assign"] = list(placed)
                 return
@@ -197,9 +218,11 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             if bound <= bk:  # type: ignore[operator]
                 return
             opts = list(entries[i])
-            seen = {round(e.s, 9) for e in opts}
+            seen = base_seen[i]
             for j, f in placed:
                 if members[j].facing == members[i].facing:
+                    if seen is base_seen[i]:
+                        seen = set(seen)  # about to grow: a copy
                     half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
                     for s in (f.s - half, f.s + half):
                         if round(s, 9) not in seen:
@@ -211,17 +234,30 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
             for e in opts:
                 if not all(compatible(i, e, j, f) and in_order(i, e, j, f) for j, f in placed):
                     continue
-                if (i, round(e.s, 9)) in feas and not feas[(i, round(e.s, 9))]:
+                if feas.get((i, round(e.s, 9))) is False:
                     continue
                 dfs(i + 1, placed + [(i, e)], tm | e.target_models, cm + len(e.charger_models), eng + 1)
             dfs(i + 1, placed, tm, cm, eng)
 
-        dfs(0, [], frozenset(), 0, 0)
+        # The answer is the first assignment in the search's order among those whose
+        # ends can all be reached, with the best key among them. The search takes
+        # every assignment as reachable and finds the first with the best key; when
+        # its ends are all reachable, no reachable one can beat it or come before it
+        # with its key, so it is the answer. Otherwise an end of it is unreachable
+        # (remembered in ``feas``), every assignment using that end is skipped from
+        # then on, and the search is run again (this ends: each run rules out an end).
+        while True:
+            budget_check()
+            best["key"], best["assign"] = (-1, -1), None
+            dfs(0, [], frozenset(), 0, 0)
+            found = best["assign"]
+            if found is None or all(feasible(j, e) for j, e in found):  # type: ignore[attr-defined]
+                break
         assign = best["assign"]
         if assign is None:
             break
         assert isinstance(assign, list)
-        done = _order(world, members, ctxs, assign, target, found_steps)
+        done = _order(world, members, ctxs, assign, target, found_steps, reuse=fast)
         if done is not None:
             placements, order = done
             unplaced = {}
@@ -253,15 +289,50 @@ def _plan_fixed(world: World, members: list[Member], target: str) -> CombinedRes
     return result
 
 
+def _same_shape(a: Shape, b: Shape) -> bool:
+    if a is b:
+        return True
+    return a.kind == b.kind and a.r == b.r and all(
+        (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+        for x, y in ((a.V, b.V), (a.a, b.a), (a.b, b.b)))
+
+
+def _still_blocked(obstacles: list[Obstacle], blockers: dict[str, list[Obstacle]]) -> bool:
+    """Whether a search for a clear approach that found none, every try blocked by
+    one of ``blockers`` (id -> its obstacles then), must find none among
+    ``obstacles`` as well: true when each of those blockers is there unchanged (same
+    shape, role and spacing). The search tries the same approaches in the same order
+    whatever stands around (they depend on the charger, the facing and its reach
+    table only), and a path that ran into an obstacle still runs into it at the same
+    step or earlier into another, so every try is blocked again. The board is the
+    same board. (Searches with no blocker at all, e.g. no approach existing, are
+    refuted by that alone.)"""
+    for who, then in blockers.items():
+        if who == "board":
+            continue
+        now = [o for o in obstacles if o.uid == who]
+        if len(now) != len(then):
+            return False
+        for a, b in zip(now, then, strict=True):
+            if (a.cls, a.min_gap, a.strict) != (b.cls, b.min_gap, b.strict) or not _same_shape(a.shape, b.shape):
+                return False
+    return True
+
+
 def _order(world: World, members: list[Member], ctxs: list[Context], assign: list[tuple[int, Entry]],
-           target: str, known: dict[tuple[int, float], tuple[Approach, list[Step]]] | None = None
-           ) -> tuple[dict[str, Placement], list[str]] | None:
+           target: str, known: dict[tuple[int, float], tuple[Approach, list[Step]]] | None = None,
+           reuse: bool = True) -> tuple[dict[str, Placement], list[str]] | None:
     """A move order in which every charger's path is clear: earlier chargers stand in
     their new places, later ones where they started. Only which chargers have moved
-    matters, so each (moved set, next charger) is tried once."""
+    matters, so each (moved set, next charger) is tried once. With ``reuse``, a
+    charger whose search found no clear approach is not searched again while every
+    obstacle that blocked it stands unchanged (``_still_blocked``)."""
     ent = dict(assign)
     idx = [i for i, _ in assign]
     memo: dict[tuple[frozenset[int], int], Placement | None] = {}
+    # per charger, the searches that found no clear approach: (the obstacles that
+    # blocked them, by id, as they stood then)
+    refuted: dict[int, list[dict[str, list[Obstacle]]]] = {}
 
     def attempt(done: frozenset[int], i: int) -> Placement | None:
         key = (done, i)
@@ -279,8 +350,13 @@ def _order(world: World, members: list[Member], ctxs: list[Context], assign: lis
                 ap, steps = known[k0]
                 if w2.check_steps(ctx.charger, steps, ctx.obstacles, skip_path=ctx.charger.flying) is None:
                     found = (ap, steps)
-            if found is None:
+            if found is None and not (reuse and any(_still_blocked(ctx.obstacles, r) for r in refuted.get(i, []))):
                 found = _best_approach(ctx, ent[i].s, limit=12)
+                # every failed try named its blocker (none is nameless): a refutation
+                if found is None and sum(ctx.blockers.values()) == sum(
+                        n for why, n in ctx.fails.items() if why != "unreachable"):
+                    refuted.setdefault(i, []).append(
+                        {who: [o for o in ctx.obstacles if o.uid == who] for who in ctx.blockers})
             memo[key] = None if found is None else _placement(ctx, ent[i], found[0], found[1])
         return memo[key]
 

@@ -64,7 +64,8 @@ def ccw(V: np.ndarray) -> np.ndarray:
 
 def hull(points: np.ndarray) -> np.ndarray:
     """Convex hull (monotone chain), counter-clockwise, no repeated points."""
-    pts = sorted({(round(float(x), 12), round(float(y), 12)) for x, y in np.asarray(points)})
+    # rows as plain floats first (the same values; iterating an array's rows is slow)
+    pts = sorted({(round(x, 12), round(y, 12)) for x, y in np.asarray(points, dtype=float).tolist()})
     if len(pts) <= 2:
         return np.asarray(pts, dtype=float)
 

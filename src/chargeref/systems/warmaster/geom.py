@@ -31,6 +31,11 @@ def rect(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float)
     """Corners of a stand: front-left, rear-left, rear-right, front-right (CCW).
 
     ``w`` is the width across the front edge, ``d`` the depth along the facing."""
+    return np.array(rect_pts(c, facing_deg, w, d))
+
+
+def rect_pts(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float) -> list[tuple[float, float]]:
+    """``rect`` as plain float pairs (the same arithmetic, no array)."""
     th = math.radians(facing_deg)
     fx, fy = math.cos(th), math.sin(th)
     cx, cy = float(c[0]), float(c[1])
@@ -38,8 +43,8 @@ def rect(c: Sequence[float] | np.ndarray, facing_deg: float, w: float, d: float)
     # forward (fx, fy) and left (-fy, fx), in plain floats (called very often)
     ax, ay = fx * hd, fy * hd
     bx, by = -fy * hw, fx * hw
-    return np.array([[cx + ax + bx, cy + ay + by], [cx - ax + bx, cy - ay + by],
-                     [cx - ax - bx, cy - ay - by], [cx + ax - bx, cy + ay - by]])
+    return [(cx + ax + bx, cy + ay + by), (cx - ax + bx, cy - ay + by),
+            (cx - ax - bx, cy - ay - by), (cx + ax - bx, cy + ay - by)]
 
 
 #: edge name -> (start corner, end corner) in the ``rect`` corner order (CCW walk)
@@ -55,7 +60,12 @@ def ccw(P: Poly) -> Poly:
 
 def hull(points: np.ndarray) -> Poly:
     """Convex hull (monotone chain), CCW, without repeated points."""
-    pts = sorted(set(map(tuple, np.asarray(points, dtype=float).tolist())))
+    return hull_of(list(map(tuple, np.asarray(points, dtype=float).tolist())))
+
+
+def hull_of(points: list[tuple[float, float]]) -> Poly:
+    """``hull`` of points given as plain float pairs."""
+    pts = sorted(set(points))
     if len(pts) <= 2:
         return np.array(pts)
     # the cross product (a - o) x (b - o) written out: this runs very often
@@ -157,10 +167,12 @@ def sat_sep(A: Poly, B: Poly) -> float:
 
 
 def bbox_gap(A: Poly, B: Poly) -> float:
-    """A lower bound on the distance between two point sets (axis-aligned boxes)."""
-    alo, ahi = A.min(axis=0), A.max(axis=0)
-    blo, bhi = B.min(axis=0), B.max(axis=0)
-    return float(max(alo[0] - bhi[0], blo[0] - ahi[0], alo[1] - bhi[1], blo[1] - ahi[1]))
+    """A lower bound on the distance between two point sets (axis-aligned boxes).
+    (In plain floats: a minimum or maximum is exact either way, and so is each
+    difference, so this is the array computation's value.)"""
+    ax, ay = zip(*A.tolist(), strict=True)
+    bx, by = zip(*B.tolist(), strict=True)
+    return max(min(ax) - max(bx), min(bx) - max(ax), min(ay) - max(by), min(by) - max(ay))
 
 
 def overlaps(A: Poly, B: Poly, tol: float = TOL) -> bool:

@@ -38,7 +38,7 @@ from .geom import (
 )
 from .paths import clear_segments, corner_cost, path_cost, shortest_path
 from .sight import sees
-from .sweep import route_cost, stand_route
+from .sweep import LegStore, route_cost, stand_route
 from .world import StandW, World
 
 EDGES = ("front", "left", "right", "rear")
@@ -177,6 +177,10 @@ class ChargeBase:
         self._routes: dict[tuple, tuple[list[np.ndarray] | None, float]] = {}
         self._placed_bar_cache: dict[tuple[float, int], list[tuple[Poly, str, str]]] = {}
         self._path_obs: dict[tuple[str, int], tuple[list[Poly], list[tuple[Poly, list[StandW]]]]] = {}
+        self._edge_free: dict[tuple, list[tuple[float, float]]] = {}
+        self._pair_bars: dict[tuple[str, int, float], tuple[Poly, str, str] | None] = {}
+        self._boxes: dict[int, tuple[Poly, tuple[float, float, float, float]]] = {}
+        self._legs: LegStore = {}  # leg verdicts of this charge's routes (sweep.leg_memo)
         self.zone: str | None = None
         self.zone_roll: int | None = None
 
@@ -218,10 +222,15 @@ class ChargeBase:
         for Ob in self.final_obstacles(s):
             if id(Ob) in ign:
                 continue
-            if np.any(Ob.min(axis=0) > bhi) or np.any(Ob.max(axis=0) < blo):
+            ox0, oy0, ox1, oy1 = self.box(Ob)
+            if ox0 > bhi[0] or oy0 > bhi[1] or ox1 < blo[0] or oy1 < blo[1]:
                 continue
             iv = slide_blocked(P0, t, Ob, SNAP)
             if iv is not None:
+                if iv[0] < lo and iv[1] > hi:
+                    # one open interval reaching past both ends leaves nothing of
+                    # [lo, hi] free (not even an end point), whatever else blocks
+                    return []
                 blocked.append(iv)
         return free_intervals(lo, hi, blocked)
 
@@ -230,10 +239,23 @@ class ChargeBase:
         if np.any(P[:, 0] < -TOL) or np.any(P[:, 1] < -TOL) or np.any(P[:, 0] > self.w.width + TOL) \
                 or np.any(P[:, 1] > self.w.depth + TOL):
             return False
-        lo, hi = P.min(axis=0), P.max(axis=0)
+        x0, y0, x1, y1 = _box_of(P)
         # overlaps() is false for an obstacle whose box is apart from the pose's
-        return not any(overlaps(P, Ob) for Ob in self.final_obstacles(s)
-                       if not (np.any(Ob.min(axis=0) > hi) or np.any(Ob.max(axis=0) < lo)))
+        for Ob in self.final_obstacles(s):
+            ox0, oy0, ox1, oy1 = self.box(Ob)
+            if ox0 > x1 or oy0 > y1 or ox1 < x0 or oy1 < y0:
+                continue
+            if overlaps(P, Ob):
+                return False
+        return True
+
+    def box(self, Ob: Poly) -> tuple[float, float, float, float]:
+        """(xmin, ymin, xmax, ymax) of an obstacle, remembered while it lives (the
+        obstacles are the stands', placed poses' and terrain's own arrays)."""
+        hit = self._boxes.get(id(Ob))
+        if hit is None or hit[0] is not Ob:
+            hit = self._boxes[id(Ob)] = (Ob, _box_of(Ob))
+        return hit[1]
 
     def _bars(self, frontage: float) -> list[tuple[Poly, str, str]]:
         """Segments closing every gap between an enemy stand and another stand or
@@ -304,15 +326,27 @@ class ChargeBase:
 
     def _placed_bars_now(self, frontage: float) -> list[tuple[Poly, str, str]]:
         out = []
+        fk = round(frontage, 9)
         for e in self.enemies:
-            for p in self.placed:
-                if bbox_gap(e.poly, p.poly) > frontage + TOL:
-                    continue
-                g = sd(e.poly, p.poly)
-                if TOL < g <= frontage + TOL:
-                    line = shapely.shortest_line(shapely.Polygon(e.poly), shapely.Polygon(p.poly))
-                    out.append((np.asarray(line.coords), e.sid, p.stand.sid))
+            for i, p in enumerate(self.placed):
+                # each (enemy, placed stand) pair is decided once per frontage: placed
+                # stands are only ever added, so the index names the stand
+                key = (e.sid, i, fk)
+                if key not in self._pair_bars:
+                    self._pair_bars[key] = self._pair_bar(e, p, frontage)
+                hit = self._pair_bars[key]
+                if hit is not None:
+                    out.append(hit)
         return out
+
+    def _pair_bar(self, e: StandW, p: Placed, frontage: float) -> tuple[Poly, str, str] | None:
+        if bbox_gap(e.poly, p.poly) > frontage + TOL:
+            return None
+        g = sd(e.poly, p.poly)
+        if TOL < g <= frontage + TOL:
+            line = shapely.shortest_line(shapely.Polygon(e.poly), shapely.Polygon(p.poly))
+            return (np.asarray(line.coords), e.sid, p.stand.sid)
+        return None
 
     def route(self, s: StandW, goal: Pose, ignore: Sequence[Poly] = (), cap: float | None = None,
               refine: bool = True) -> tuple[list[np.ndarray] | None, float, bool]:
@@ -366,10 +400,10 @@ class ChargeBase:
         if hit is not None:
             if hit[0] is None:
                 return None, math.inf, False
-            c = route_cost(hit[0], s.facing, goal.facing, s.w, s.d, obs)
+            c = route_cost(hit[0], s.facing, goal.facing, s.w, s.d, obs, self._legs)
             if c == hit[1]:
                 return hit[0], hit[1], len(hit[0]) == 2
-        found = stand_route(s.c, s.facing, goal.c, goal.facing, s.w, s.d, obs, cap)
+        found = stand_route(s.c, s.facing, goal.c, goal.facing, s.w, s.d, obs, cap, self._legs)
         if found is None:
             self._routes[key] = (None, math.inf)
             return None, math.inf, False
@@ -377,7 +411,7 @@ class ChargeBase:
         if len(path) > 2:
             # the cheaper of the two turns among those clear (a straight move was just
             # tested and costed exactly so by stand_route)
-            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs)
+            c = route_cost(path, s.facing, goal.facing, s.w, s.d, obs, self._legs)
         self._routes[key] = (path, c)
         return path, c, len(path) == 2
 
@@ -411,12 +445,30 @@ class ChargeBase:
         return Pose(m + off * t + n * (s.d / 2), fac, s.w, s.d)
 
     def edge_free(self, s: StandW, enemy: StandW, edge: str, cmin: float) -> list[tuple[float, float]]:
+        # The free offsets depend on the stand only through its size and kind: the
+        # flush pose is built from the edge and the stand's width and depth, and what
+        # the final footprint may not overlap (``final_obstacles``) from its kind and
+        # the stands placed so far (only ever added, so their count names them). Stands
+        # of one size share the answer, computed once (the same call, the same result).
+        key = (enemy.sid, edge, s.kind, s.w, s.d, cmin, len(self.placed))
+        hit = self._edge_free.get(key)
+        if hit is None:
+            hit = self._edge_free[key] = self._edge_free_now(s, enemy, edge, cmin)
+        return list(hit)
+
+    def _edge_free_now(self, s: StandW, enemy: StandW, edge: str, cmin: float) -> list[tuple[float, float]]:
         _, t, _, L, _ = self.edge_frame(s, enemy, edge)
         if cmin > min(L, s.w) + 1e-12:
             return []
         span = (L + s.w) / 2 - cmin
         P0 = self.flush_pose(s, enemy, edge, 0.0).poly
         return self.slide_free(s, P0, t, -span, span)
+
+
+def _box_of(P: Poly) -> tuple[float, float, float, float]:
+    """The box of a polygon in plain floats (min and max are exact: the array's values)."""
+    xs, ys = zip(*P.tolist(), strict=True)
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _shp(P: Poly) -> shapely.Geometry:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...geometry.shapes import TOL
-from .geom import Packed, Poly, _normals, _normals_of, hull, rect, sd
+from .geom import Packed, Poly, _normals, _normals_of, hull, hull_of, rect, rect_pts, sd
 from .paths import corner_cost
 from .walk import trace, walk
 
@@ -40,7 +40,7 @@ NODE_EPS = 1e-8
 
 def leg_sweep(c0: np.ndarray, f0: float, c1: np.ndarray, f1: float, w: float, d: float) -> Poly:
     """The hull of the stand at both ends of a leg (see the module docstring)."""
-    return hull(np.concatenate([rect(c0, f0, w, d), rect(c1, f1, w, d)]))
+    return hull_of(rect_pts(c0, f0, w, d) + rect_pts(c1, f1, w, d))
 
 
 def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None = None) -> bool:
@@ -51,29 +51,61 @@ def sweep_blocked(P: Poly, obstacles: Sequence[Poly], boxes: np.ndarray | None =
         return False
     if boxes is None:
         boxes = boxes_of(obstacles)
-    lo, hi = P.min(axis=0), P.max(axis=0)
-    near = np.nonzero(np.all(boxes[:, :2] < hi + TOL, axis=1) & np.all(boxes[:, 2:] > lo - TOL, axis=1))[0]
-    if not len(near):
-        return False
-    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL)
-    B = boxes[near]
-    gap = np.maximum(np.maximum(lo[0] - B[:, 2], B[:, 0] - hi[0]), np.maximum(lo[1] - B[:, 3], B[:, 1] - hi[1]))
-    near = near[gap <= -TOL]
+    xs, ys = zip(*P.tolist(), strict=True)  # min and max are exact in plain floats too
+    lo0, lo1, hi0, hi1 = min(xs), min(ys), max(xs), max(ys)
+    # overlaps() first asks that the boxes overlap by more than TOL (bbox_gap <= -TOL);
+    # such boxes also pass the looser test with TOL of slack each way
+    gap = np.maximum(np.maximum(lo0 - boxes[:, 2], boxes[:, 0] - hi0), np.maximum(lo1 - boxes[:, 3], boxes[:, 1] - hi1))
+    near = np.nonzero(gap <= -TOL)[0]
     if not len(near):
         return False
     NP, hP = _normals_of(P)
-    for i in near:
+    for i in near.tolist():
         Ob = obstacles[i]
         if len(Ob) < 3:
             if sd(P, Ob) < -TOL:
                 return True
             continue
-        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's
+        # separating axes (geom.sat_sep): the area's edge normals, then the obstacle's;
+        # the obstacle blocks only when both fall short of -TOL, so a first one that
+        # does not settles it
+        if float(np.max(np.min(Ob @ NP.T, axis=0) - hP)) >= -TOL:
+            continue
         NO, hO = _normals(Ob)
-        sep = max(float(np.max(np.min(Ob @ NP.T, axis=0) - hP)), float(np.max(np.min(P @ NO.T, axis=0) - hO)))
-        if sep < -TOL:
+        if float(np.max(np.min(P @ NO.T, axis=0) - hO)) < -TOL:
             return True
     return False
+
+
+#: a store of leg verdicts: per obstacle set (named by its exact coordinates), leg ->
+#: blocked? One charge keeps one (``ChargeBase``): the same legs are tested again by
+#: the other turning mode, by ``route_cost`` and by one stand's routes to neighbouring
+#: goals.
+LegStore = dict[bytes, dict[tuple[float, ...], bool]]
+
+
+def leg_memo(obstacles: Sequence[Poly], store: LegStore | None) -> dict[tuple[float, ...], bool]:
+    """The remembered leg verdicts for this list of obstacles (in this order) in
+    ``store`` (none kept without a store)."""
+    if store is None:
+        return {}
+    key = (np.concatenate(obstacles).tobytes() if len(obstacles) else b"") + \
+        np.array([len(Ob) for Ob in obstacles], dtype=np.int64).tobytes()
+    hit = store.get(key)
+    if hit is None:
+        hit = store[key] = {}
+    return hit
+
+
+def leg_blocked(c0: np.ndarray, fa: float, c1: np.ndarray, fb: float, w: float, d: float,
+                obstacles: Sequence[Poly], boxes: np.ndarray, memo: dict[tuple[float, ...], bool]) -> bool:
+    """``sweep_blocked(leg_sweep(c0, fa, c1, fb, w, d), obstacles, boxes)``, remembered in
+    ``memo`` (from ``leg_memo(obstacles)``): the same leg, the same verdict."""
+    key = (float(c0[0]), float(c0[1]), float(c1[0]), float(c1[1]), float(fa), float(fb), float(w), float(d))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = sweep_blocked(leg_sweep(c0, fa, c1, fb, w, d), obstacles, boxes)
+    return hit
 
 
 def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
@@ -87,19 +119,22 @@ def boxes_of(obstacles: Sequence[Poly]) -> np.ndarray:
 
 
 def route_legs_clear(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
-                     obstacles: Sequence[Poly], mode: str, boxes: np.ndarray | None = None) -> bool:
+                     obstacles: Sequence[Poly], mode: str, boxes: np.ndarray | None = None,
+                     memo: dict[tuple[float, ...], bool] | None = None) -> bool:
     """Whether a centre route is clear when the stand turns on its ``mode`` ("first"
     or "last") leg."""
     n = len(path) - 1
     if boxes is None:
         boxes = boxes_of(obstacles)
+    if memo is None:
+        memo = {}
     for i in range(n):
         turning = (mode == "first" and i == 0) or (mode == "last" and i == n - 1)
         if turning:
             fa, fb = f0, f1
         else:
             fa = fb = f1 if mode == "first" else f0
-        if sweep_blocked(leg_sweep(path[i], fa, path[i + 1], fb, w, d), obstacles, boxes):
+        if leg_blocked(path[i], fa, path[i + 1], fb, w, d, obstacles, boxes, memo):
             return False
     return True
 
@@ -113,14 +148,15 @@ def mode_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: flo
 
 
 def route_cost(path: Sequence[np.ndarray], f0: float, f1: float, w: float, d: float,
-               obstacles: Sequence[Poly]) -> float:
+               obstacles: Sequence[Poly], store: LegStore | None = None) -> float:
     """The move cost of a route: the cheaper of turning on the first or on the last
     leg among the two that are clear (inf when neither is)."""
     best = math.inf
     boxes = boxes_of(obstacles)
+    memo = leg_memo(obstacles, store)
     for mode in ("first", "last") if len(path) > 2 else ("first",):
         c = mode_cost(path, f0, f1, w, d, mode)
-        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode, boxes):
+        if c < best and route_legs_clear(path, f0, f1, w, d, obstacles, mode, boxes, memo):
             best = c
     return best
 
@@ -166,22 +202,25 @@ def _nodes(M: Poly) -> np.ndarray:
 
 
 def stand_route(start: np.ndarray, f0: float, goal: np.ndarray, f1: float, w: float, d: float,
-                obstacles: Sequence[Poly], cap: float) -> tuple[list[np.ndarray], float] | None:
+                obstacles: Sequence[Poly], cap: float, store: LegStore | None = None
+                ) -> tuple[list[np.ndarray], float] | None:
     """The cheapest clear route of a rectangular stand from (start, f0) to (goal, f1)
     costing at most ``cap``, with its cost, or None. The straight move is tried first
-    (and returned whatever its cost when clear)."""
+    (and returned whatever its cost when clear). ``store``: leg verdicts kept across
+    calls (``leg_memo``)."""
     s = np.asarray(start, dtype=float)
     g = np.asarray(goal, dtype=float)
     obs = [np.asarray(Ob, dtype=float) for Ob in obstacles]
     boxes = boxes_of(obs)
-    if not sweep_blocked(leg_sweep(s, f0, g, f1, w, d), obs, boxes):
+    memo = leg_memo(obs, store)
+    if not leg_blocked(s, f0, g, f1, w, d, obs, boxes, memo):
         return [s, g], corner_cost(s, f0, g, f1, w, d)
     if float(np.linalg.norm(g - s)) > cap + TOL:
         return None
     best: tuple[list[np.ndarray], float] | None = None
     for mode in ("first", "last"):
         # the second search need not look past the first one's cost
-        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode, boxes)
+        found = _search(s, f0, g, f1, w, d, obs, cap if best is None else min(cap, best[1]), mode, boxes, memo)
         if found is not None and (best is None or found[1] < best[1]):
             best = found
     return best
@@ -264,10 +303,12 @@ def _erode(M: Poly) -> Poly:
 
 
 def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: float, obs: list[Poly],
-            cap: float, mode: str, boxes: np.ndarray) -> tuple[list[np.ndarray], float] | None:
+            cap: float, mode: str, boxes: np.ndarray, memo: dict[tuple[float, ...], bool] | None = None
+            ) -> tuple[list[np.ndarray], float] | None:
     """The walk (``walk.py``) over the vertices of the Minkowski sums for the facing
     held on the translating legs; the turning leg is tested (and costed) as a swept
     hull."""
+    legs = {} if memo is None else memo
     phi = f1 if mode == "first" else f0
     graph = graph_nodes(s, lambda P: np.linalg.norm(P - g, axis=1), obs, cap, phi, w, d)
     if graph is None:
@@ -287,7 +328,7 @@ def _search(s: np.ndarray, f0: float, g: np.ndarray, f1: float, w: float, d: flo
         out = np.zeros(len(js), dtype=bool)
         turn = turning(u, js)
         for k in np.nonzero(turn)[0]:
-            out[k] = not sweep_blocked(leg_sweep(pts[u], f0, pts[js[k]], f1, w, d), obs, boxes)
+            out[k] = not leg_blocked(pts[u], f0, pts[js[k]], f1, w, d, obs, boxes, legs)
         idx = np.nonzero(~turn)[0]
         if len(idx):
             P0 = np.repeat(pts[u][None], len(idx), axis=0)

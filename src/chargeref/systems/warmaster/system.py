@@ -21,7 +21,7 @@ from ...geometry.shapes import TOL
 from ...ruling import Move, Needed, Reason, Roll, Ruling
 from ...scenario import ScenarioWarmaster, scenario_from_data, scenario_to_data
 from ..base import ChargeRequest, PhaseResult, require_unit
-from .geom import Poly, footprint_sd, overlaps, poly_seg_dist, sd
+from .geom import Poly, bbox_gap, footprint_sd, overlaps, poly_seg_dist, sd
 from .placing import EDGES, Outcome, Placed
 from .solve import Charge
 from .world import StandW, World, build_world, unit_base
@@ -41,12 +41,13 @@ class Warmaster:
     name = NAME
 
     # ------------------------------------------------------------------ problems
-    def problems(self, scen: ScenarioWarmaster) -> list[Problem]:
+    def problems(self, scen: ScenarioWarmaster, world: World | None = None) -> list[Problem]:
         """Every reason the battlefield is impossible: unknown base shapes, repeated
         ids, stands off the board, overlapping stands, stands inside ground their
-        type cannot enter, and ``charges:`` that name unknown or friendly units."""
+        type cannot enter, and ``charges:`` that name unknown or friendly units.
+        ``world``: ``build_world(scen)`` when the caller has already built it."""
         out: list[Problem] = []
-        world = build_world(scen)
+        world = build_world(scen) if world is None else world
         seen_units: set[str] = set()
         for u in scen.units:
             if u.id in seen_units:
@@ -109,7 +110,9 @@ class Warmaster:
         return out
 
     # ------------------------------------------------------------------ request
-    def _require(self, scen: ScenarioWarmaster, req: ChargeRequest) -> tuple[str, str]:
+    def _require(self, scen: ScenarioWarmaster, req: ChargeRequest) -> tuple[str, str, World]:
+        """The charger's and target's ids and the world (built once: the checks of the
+        battlefield and the ruling read the same one), or the refusal."""
         cu = require_unit(scen, req.charger, "charger")
         if len(req.targets) != 1:
             raise RequestError(Problem("targets", f"a Warmaster charge has exactly one target unit (got {len(req.targets)})"))
@@ -131,14 +134,15 @@ class Warmaster:
         if fs is not None and scen.rules.variant != "revolution":
             raise RequestError(Problem("first_stand", "only Revolution lets the player choose the first stand; the "
                                                       "original rules move the closest stand first"))
+        world = build_world(scen)
         if fs is not None:
-            ids = [s.sid for s in build_world(scen).by_unit[cu.id]]
+            ids = [s.sid for s in world.by_unit[cu.id]]
             if fs not in ids:
                 raise RequestError(Problem("first_stand", f"{fs!r} is not a stand of {cu.id} (stands: {', '.join(ids)})"))
-        probs = self.problems(scen)
+        probs = self.problems(scen, world)
         if probs:
             raise ScenarioError(probs)
-        return cu.id, tu.id
+        return cu.id, tu.id, world
 
     def _ineligible(self, world: World, charger: str, target: str) -> list[Reason]:
         u = world.units[charger]
@@ -162,8 +166,7 @@ class Warmaster:
     # ------------------------------------------------------------------ charge
     def _solve(self, scen: ScenarioWarmaster, req: ChargeRequest) -> tuple[World, str, str, Outcome | None,
                                                                             list[Reason], Roll | None]:
-        charger, target = self._require(scen, req)
-        world = build_world(scen)
+        charger, target, world = self._require(scen, req)
         bad = self._ineligible(world, charger, target)
         if bad:
             return world, charger, target, None, bad, None
@@ -229,7 +232,9 @@ class Warmaster:
             total = 0.0
             touch: list[str] = []
             for e in enemies:
-                if sd(P, e.poly) > TOL:
+                # the boxes' gap is a lower bound on the distance: clearly apart boxes
+                # (by more than float noise past TOL) need no exact distance
+                if bbox_gap(P, e.poly) > TOL + 1e-9 or sd(P, e.poly) > TOL:
                     continue
                 touch.append(e.sid)
                 if e.unit not in engaged:
