@@ -366,6 +366,7 @@ def test_hostile_raw_bodies_never_500(client: TestClient, body: bytes) -> None:
                                                                 "models": 10**9, "base": {"rect": [20, 20]}}}]}, extra=[])
 def test_hostile_scenarios_never_500(client: TestClient, doc: Any, extra: Any) -> None:
     sysid = doc.get("system") if isinstance(doc, dict) else None
+    sysid = sysid if isinstance(sysid, str) else None  # a mutated "system" may be any JSON value
     charger, targets = {"40k": ("A", ["B"]), "t9a": ("A", ["B"]), "warmaster": ("C", ["E"])}.get(sysid, ("A", ["B"]))
     bodies = [
         ("/api/check", doc),
