@@ -384,7 +384,13 @@ _START = np.linspace(0.0, 2 * math.pi, START_ANGLES + 1)
 MAX_EVALS = 20000
 
 
-def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], lip: float) -> list[float] | None:
+def lipschitz_roots(
+    f: Callable[[np.ndarray], np.ndarray],
+    extra: list[float],
+    lip: float,
+    touch: float = 0.0,
+    loose: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[float] | None:
     """Roots of a 2π-periodic f with |f'| <= lip between the ``extra`` angles (where f
     may jump), isolated with a proof. Starting from ``START_ANGLES`` even angles plus ``extra``, an interval
     [a, b] whose values have the same sign is dropped only when
@@ -394,7 +400,21 @@ def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], l
     solved by brentq (it could hold three; a Lipschitz bound alone cannot exclude
     that, see docs/geometry.md). An interval that shrinks below
     ``TOUCH_WIDTH`` without a proof is a touching point (f within lip * width of 0),
-    reported at its end of smaller |f|. Returns None past ``MAX_EVALS`` evaluations."""
+    reported at its end of smaller |f|.
+
+    ``touch`` (in f's unit, default 0: off): an interval not yet proven root-free
+    whose two end values are both within ``touch`` of 0 is a touching point too,
+    reported at its end of smaller |f| (a tangency, where f reaches 0 without changing
+    sign, is then settled in about ``lip / sqrt(curvature * touch)`` evaluations
+    instead of running into the cap). What is promised then: every root is found, or
+    lies in a reported interval whose ends are within ``touch`` of a root value.
+
+    ``loose`` (optional): for the midpoints of the intervals between samples, True
+    where the Lipschitz bound does not hold (f is only known to be piecewise
+    continuous there); those intervals are judged by sign changes on a grid of
+    ``2π / MAX_ANGLES`` only (the refined-angle way), the rest with the proof.
+
+    Returns None past ``MAX_EVALS`` evaluations."""
     # f may jump at a corner: sample just either side of it, and never judge the
     # interval across the jump (``OffsetCurve.roots`` solves the straight piece there)
     # (the period runs from s to s + 2π, with s off every corner)
@@ -414,8 +434,8 @@ def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], l
         for c in ex:
             jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
         a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
-
-    return _isolate(f, a, b, fa, fb, lip, evals, out)
+    lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
+    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES)
 
 
 def _isolate(
@@ -427,37 +447,47 @@ def _isolate(
     lip: float,
     evals: int,
     out: list[float],
+    touch: float = 0.0,
+    loose: np.ndarray | None = None,
+    loose_width: float = 0.0,
 ) -> list[float] | None:
     """The roots of f inside the intervals [a[i], b[i]] (values fa, fb at their ends),
     |f'| <= lip: sign changes by brentq, same-sign intervals dropped by the Lipschitz
-    bound or halved (see ``lipschitz_roots``)."""
+    bound or halved (see ``lipschitz_roots``). ``loose[i]`` True: interval i has no
+    bound, it is halved down to ``loose_width`` and judged by sign changes only."""
+    from .. import budget as _budget
 
     def f1(x: float) -> float:
         return float(np.asarray(f(np.array([x])))[0])
 
+    lo = np.zeros(len(a), dtype=bool) if loose is None else np.asarray(loose, dtype=bool)
     while len(a):
         if evals > MAX_EVALS:
             return None
+        _budget.check()
         w = b - a
         prod = fa * fb
         for i in np.flatnonzero(prod < 0.0):  # a sign change: a root inside
             out.append(brentq(f1, float(a[i]), float(b[i]), xtol=ROOT_XTOL))
         # same sign: dropped only when f cannot reach 0 in between
-        split = (prod > 0.0) & (np.abs(fa) + np.abs(fb) <= lip * w)
+        split = (prod > 0.0) & np.where(lo, w > loose_width, np.abs(fa) + np.abs(fb) <= lip * w)
         if not split.any():
             break
-        tiny = split & (w < TOUCH_WIDTH)
-        if tiny.any():  # a touching point: |f| <= lip * w / 2 somewhere in here
+        tiny = split & ~lo & (w < TOUCH_WIDTH)
+        if touch > 0.0:
+            tiny |= split & ~lo & (np.maximum(np.abs(fa), np.abs(fb)) <= touch)
+        if tiny.any():  # a touching point: |f| <= lip * w / 2 (or <= touch) somewhere in here
             for i in np.flatnonzero(tiny):
                 out.append(float(a[i]) if abs(fa[i]) <= abs(fb[i]) else float(b[i]))
             split &= ~tiny
-        a, b, fa, fb = a[split], b[split], fa[split], fb[split]
+        a, b, fa, fb, lo = a[split], b[split], fa[split], fb[split], lo[split]
         m = 0.5 * (a + b)
         fm = np.asarray(f(m), dtype=float)
         evals += len(m)
         if (fm == 0.0).any():
             out.extend(m[fm == 0.0].tolist())
         a, b, fa, fb = np.concatenate([a, m]), np.concatenate([m, b]), np.concatenate([fa, fm]), np.concatenate([fm, fb])
+        lo = np.concatenate([lo, lo])
     if len(out) < 2:
         return out
     out.sort()
@@ -469,13 +499,32 @@ def _isolate(
     return merged
 
 
-def segment_roots(h: Callable[[np.ndarray], np.ndarray], lip: float) -> list[float] | None:
+def segment_roots(
+    h: Callable[[np.ndarray], np.ndarray],
+    lip: float,
+    touch: float = 0.0,
+    extra: list[float] | None = None,
+    loose: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[float] | None:
     """Roots of h on [0, 1] with |h'| <= lip, isolated as in ``lipschitz_roots`` (from
-    9 even samples). None past the evaluation cap."""
+    9 even samples; ``extra`` parameters where h may jump are sampled just either side
+    and not judged across; ``touch`` and ``loose`` as there, the loose grid being
+    1/512). None past the evaluation cap."""
     t = np.linspace(0.0, 1.0, 9)
+    ex = np.asarray([] if extra is None else extra, dtype=float)
+    ex = ex[(ex > 2 * CORNER_EPS) & (ex < 1.0 - 2 * CORNER_EPS)]
+    if len(ex):
+        t = np.unique(np.concatenate([t, ex - CORNER_EPS, ex + CORNER_EPS]))
     v = np.asarray(h(t), dtype=float)
     out = t[np.flatnonzero(v == 0.0)].tolist()
-    got = _isolate(h, t[:-1], t[1:], v[:-1], v[1:], max(lip, 1e-300), len(t), out)
+    a, b, fa, fb = t[:-1], t[1:], v[:-1], v[1:]
+    if len(ex):
+        jump = np.zeros(len(a), dtype=bool)
+        for c in ex:
+            jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
+        a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
+    lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
+    got = _isolate(h, a, b, fa, fb, max(lip, 1e-300), len(t), out, touch, lo, 1.0 / 512)
     if got is None:
         return None
     return sorted(set(got))
