@@ -32,7 +32,9 @@ The caller checks each candidate exactly; a candidate that passes is a proven mi
 Whether a candidate is reached is decided by the exact path cost (tangents and arcs
 round obstacles). When a stretch satisfies every rule except reach, its reachable part
 (if any) begins where the path cost equals the budget: :func:`reach_roots` builds those
-points with the same root finder on the cost field, and the caller tries them too.
+points on the cost field, isolated with a proof (the least path cost changes along a
+clear arc of the locus no faster than the arc's length; its docstring), and the
+caller tries them too.
 """
 
 from __future__ import annotations
