@@ -177,3 +177,59 @@ def test_reach_roots_touching_budget_gives_the_touching_point() -> None:
     # 0.001 below: nothing
     none = w40k_duty.reach_roots(mover, target, 0.0, fld.cost, 8.0 - 1e-3, limit=fld.limit, walls=walls)  # type: ignore[attr-defined]
     assert len(none) == 0
+
+
+def _disc(x: float, y: float, r: float = R32) -> Footprint:
+    return Footprint((Disc((x, y), r),), "round", (x, y))
+
+
+def test_a_step_in_the_cost_is_cut_and_its_side_is_a_candidate() -> None:
+    """A charge added inside a square of centres (as the climb onto a hill is): the
+    cost jumps at the square's edge, grown by the given margin. Along the contact
+    locus the budget is met outside the square and missed inside, so the reachable
+    part begins at the grown edge: that point (a hair outside) comes back, on the
+    locus, with its cost within the budget; without the area the jump is judged as if
+    the cost were continuous and no such point comes back."""
+    mover = _disc(90.0, 100.0)
+    target = _disc(100.0, 100.0)
+    sq = np.array([[96.0, 99.0], [99.0, 99.0], [99.0, 103.0], [96.0, 103.0]])
+    margin = 1e-6
+    from chargeref.geometry.shapes import polygon_point_signed_distance
+
+    def cost(P: np.ndarray) -> np.ndarray:
+        d = np.hypot(*(P - mover.center).T)
+        return d + np.where(polygon_point_signed_distance(sq, P) <= margin, 5.0, 0.0)
+
+    budget = 9.5  # the nearest contact spot (8.74" away) is inside the square; where the
+    # locus leaves it (x = 99) it is 9.03" away
+    got = w40k_duty.reach_roots(mover, target, 0.0, cost, budget, limit=50.0, areas=[(sq, margin)])
+    assert len(got) >= 2
+    assert np.all(np.abs(np.hypot(*(got - target.center).T) - 2 * R32) <= 1e-9)
+    c = cost(got)
+    edge = np.abs(polygon_point_signed_distance(sq, got) - margin) <= 1e-9
+    assert edge.sum() >= 2  # where the locus leaves the grown square, both ways
+    assert np.all(c[edge] <= budget)
+    plain = w40k_duty.reach_roots(mover, target, 0.0, cost, budget, limit=50.0)
+    assert not np.any(np.abs(polygon_point_signed_distance(sq, plain) - margin) <= 1e-6)
+
+
+def test_inside_charged_terrain_the_grid_is_used_and_outside_the_proof() -> None:
+    """A wall whose crossing is charged covers part of the locus: inside it the cost
+    has no bound (the arcs there are judged on the grid only) and a crossing there is
+    still found when the grid sees it; outside it the narrow dip is found with the
+    proof as before."""
+    case = dip(0.0)
+    fld = field(case, 10.0)
+    mover = Footprint((Disc(tuple(case["S"]), R32),), "round", tuple(case["S"]))
+    target = Footprint((Disc(tuple(case["b"]), R32),), "round", tuple(case["b"]))
+    b = case["b"]
+    far = _disc(b[0] + 2.0, b[1], 0.5)  # covers the far side of the locus only
+    th = np.linspace(-math.pi, math.pi, 9)
+    ring = b + RHO * np.stack([np.cos(th), np.sin(th)], axis=1)
+    from chargeref.geometry.placement import sd_at
+
+    assert (sd_at(mover, ring, far) < -1e-3).any()  # the locus does run inside it
+    walls = [(bb.footprint, False) for bb in fld.planner.barriers] + [(far, True)]  # type: ignore[attr-defined]
+    got = w40k_duty.reach_roots(mover, target, 0.0, fld.cost, 8.0 + 1e-7, limit=fld.limit, walls=walls)  # type: ignore[attr-defined]
+    near = got[np.abs(fld.cost(got) - (8.0 + 1e-7)) <= 1e-9]  # type: ignore[attr-defined]
+    assert len(near) == 2

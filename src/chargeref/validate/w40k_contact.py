@@ -342,8 +342,8 @@ def _reach_spots(ctx: Ctx, s: Placed, mover: Footprint, t: Placed) -> np.ndarray
     dz = abs(z - s.z)
     paid = dz > ctx.climb_free + TOL
     hills = ctx.hills if paid and not s.elevated else []
-    edges = [(V[i], V[(i + 1) % len(V)]) for fp, _ in hills for part in fp.parts
-             for V in [np.asarray(part.V, dtype=float)] for i in range(len(V))]  # type: ignore[attr-defined]
+    # the ground under a centre is a hill's height within TOL of the hill (_ground)
+    areas = [(np.asarray(part.V, dtype=float), TOL) for fp, _ in hills for part in fp.parts]  # type: ignore[attr-defined]
 
     def cost(P: np.ndarray) -> np.ndarray:
         c = np.asarray(fld.cost(P), dtype=float)  # type: ignore[attr-defined]
@@ -359,7 +359,7 @@ def _reach_spots(ctx: Ctx, s: Placed, mover: Footprint, t: Placed) -> np.ndarray
                                     (1, float(box[2]) - TOL), (1, float(box[3]) + TOL)]
     walls = [(b.footprint, b.cost is not None and b.cost > 0) for b in fld.planner.barriers]  # type: ignore[attr-defined]
     return reach_roots(mover, t.fp, 0.0, cost, ctx.budget, limit=float(fld.limit),  # type: ignore[attr-defined]
-                       walls=walls, lines=lines, edges=edges)
+                       walls=walls, lines=lines, areas=areas)
 
 
 def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:

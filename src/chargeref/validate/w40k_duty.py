@@ -50,6 +50,7 @@ from ..geometry.placement import (
     ROOT_XTOL,
     OffsetCurve,
     angle_roots,
+    circle_offset_crossings,
     lipschitz_roots,
     locus_circle_crossings,
     locus_crossings,
@@ -57,7 +58,7 @@ from ..geometry.placement import (
     sd_at,
     segment_roots,
 )
-from ..geometry.shapes import TOL, Footprint, signed_distance
+from ..geometry.shapes import TOL, Footprint, polygon_point_signed_distance, signed_distance
 
 #: a boundary that must be strictly passed (engagement range of a non-target) is
 #: crossed this far beyond it, so the candidate is outside the range beyond TOL
@@ -150,7 +151,7 @@ def reach_roots(
     limit: float | None = None,
     walls: Sequence[tuple[Footprint, bool]] = (),
     lines: Sequence[tuple[int, float]] = (),
-    edges: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    areas: Sequence[tuple[np.ndarray, float]] = (),
 ) -> np.ndarray:
     """Centres on the locus where the path cost from the start equals ``budget``
     (where a stretch of the locus enters the model's reach along real paths).
@@ -182,8 +183,10 @@ def reach_roots(
     The cost jumps only where that clearance changes: where the locus meets a
     barrier's boundary at depth ``PEN`` (``walls``: footprint and whether crossing it
     is charged), where the centre leaves the planner's board box (``lines``: (axis,
-    value)), and where an extra charge of the caller changes (``edges``: segments of
-    centres, such as hill edges for the vertical climb the caller adds to ``cost``).
+    value)), and where an extra charge of the caller changes (``areas``: convex
+    polygons of centres grown by a margin, (vertices, margin), such as hills for the
+    vertical climb the caller adds to ``cost``: the charge changes where the centre
+    crosses the grown polygon's boundary).
     Those cut points are constructed (closed forms on a round locus, the proven root
     finder otherwise); f is never judged across one, and each side of a cut whose
     value is within the budget is a candidate too (the reachable part of a stretch
@@ -232,7 +235,7 @@ def reach_roots(
         def at(th: np.ndarray, k: int = k) -> np.ndarray:
             return cur.at(k, th)
 
-        cuts = _cut_angles(cur, k, circ, sp, walls, lines, edges)
+        cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas)
         f = lambda th, at=at: g(at(th))  # noqa: E731
         loose = (lambda th, at=at: loose_at(at(th))) if soft_fps else None  # noqa: E731
         got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH, loose=loose)
@@ -244,7 +247,7 @@ def reach_roots(
             p1 = at(np.array([a + CORNER_EPS]))[0]
             if float(np.hypot(*(p1 - p0))) <= 1e-9:
                 continue
-            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, edges, loose_at if soft_fps else None)
+            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, areas, loose_at if soft_fps else None)
             pts.extend(r)
             out.extend(q[None] for q in sides)
         if pts:
@@ -269,9 +272,10 @@ def _same_place(a: Footprint, b: Footprint) -> bool:
 
 def _cut_angles(cur: OffsetCurve, k: int, circ: tuple[np.ndarray, float] | None, sp: float,
                 walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
-                edges: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[float]:
+                areas: Sequence[tuple[np.ndarray, float]]) -> list[float]:
     """Angles of piece ``k`` of the locus where the path cost may jump: its crossings
-    with each wall's boundary at depth ``PEN``, with each line and with each edge."""
+    with each wall's boundary at depth ``PEN``, with each line and with the boundary
+    of each grown area (a point's signed distance moves no faster than the point)."""
     mover = cur.mover
     pts: list[np.ndarray] = []
     angles: list[float] = []
@@ -287,25 +291,13 @@ def _cut_angles(cur: OffsetCurve, k: int, circ: tuple[np.ndarray, float] | None,
         else:
             h = lambda th, axis=axis, value=value: cur.at(k, th)[:, axis] - value  # noqa: E731
             angles += _checked(h, angle_roots(h, cur.corners, lip=sp))
-    for a, b in edges:
-        a = np.asarray(a, dtype=float)
-        b = np.asarray(b, dtype=float)
-        e = b - a
-        n = float(np.hypot(e[0], e[1]))
-        if n == 0.0:
-            continue
-        u = e / n
+    for V, e in areas:
+        V = np.asarray(V, dtype=float).reshape(-1, 2)
         if circ is not None:
-            c, r = circ
-            got = ray_crossings(mover, cur.target, cur.d, [(a, u)])
-            got = got[(got - a) @ u <= n + 1e-12] if len(got) else got
-            pts.append(got)
+            pts.append(circle_offset_crossings(circ[0], circ[1], V, e))
         else:
-            h = lambda th, a=a, u=u: (cur.at(k, th)[:, 0] - a[0]) * u[1] - (cur.at(k, th)[:, 1] - a[1]) * u[0]  # noqa: E731
-            for th in _checked(h, angle_roots(h, cur.corners, lip=sp)):
-                q = cur.at(k, np.array([th]))[0]
-                if -1e-12 <= float((q - a) @ u) <= n + 1e-12:
-                    angles.append(th)
+            h = lambda th, V=V, e=e: polygon_point_signed_distance(V, cur.at(k, th)) - e  # noqa: E731
+            angles += _checked(h, angle_roots(h, cur.corners, lip=sp))
     if circ is not None:
         c = circ[0]
         P = np.vstack([p.reshape(-1, 2) for p in pts]) if pts else np.zeros((0, 2))
@@ -324,7 +316,7 @@ def _checked(h: Callable[[np.ndarray], np.ndarray], ths: list[float]) -> list[fl
 
 def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.ndarray], mover: Footprint,
                    walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
-                   edges: Sequence[tuple[np.ndarray, np.ndarray]],
+                   areas: Sequence[tuple[np.ndarray, float]],
                    loose_at: Callable[[np.ndarray], np.ndarray] | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """:func:`reach_roots` on a straight piece of the locus (at a corner of the curve,
     a flat face sliding along a vertex), parametrised p0 + t (p1 - p0), t in [0, 1]:
@@ -344,18 +336,11 @@ def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.
     for axis, value in lines:
         if e[axis] != 0.0:
             cuts.append((value - p0[axis]) / e[axis])
-    for a, b in edges:
-        a = np.asarray(a, dtype=float)
-        b = np.asarray(b, dtype=float)
-        w = b - a
-        den = e[0] * w[1] - e[1] * w[0]
-        if den == 0.0:
-            continue
-        r = a - p0
-        t = (r[0] * w[1] - r[1] * w[0]) / den
-        s = (r[0] * e[1] - r[1] * e[0]) / den
-        if -1e-12 <= s <= 1.0 + 1e-12:
-            cuts.append(t)
+    for V, m in areas:
+        V = np.asarray(V, dtype=float).reshape(-1, 2)
+        h = lambda t, V=V, m=m: polygon_point_signed_distance(V, P(t)) - m  # noqa: E731
+        got = segment_roots(h, L)
+        cuts += [] if got is None else got
     cuts = [t for t in cuts if 0.0 < t < 1.0]
     h = lambda t: g(P(t))  # noqa: E731
     loose = None if loose_at is None else (lambda t: loose_at(P(t)))  # noqa: E731
