@@ -43,11 +43,9 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..geometry.placement import (
     CORNER_EPS,
-    ROOT_XTOL,
     OffsetCurve,
     angle_roots,
     circle_offset_crossings,
@@ -238,9 +236,8 @@ def reach_roots(
         cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas)
         f = lambda th, at=at: g(at(th))  # noqa: E731
         loose = (lambda th, at=at: loose_at(at(th))) if soft_fps else None  # noqa: E731
-        got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH, loose=loose)
-        if got is None:  # past the evaluation cap: the refined angle set (counted in docs)
-            got = angle_roots(f, list(cur.corners) + cuts)
+        # (past its evaluation cap it reports the runs it could not clear, never None)
+        got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH, loose=loose) or []
         pts = [at(np.array([th]))[0] for th in got]
         for a in cur.corners:
             p0 = at(np.array([a - CORNER_EPS]))[0]
@@ -344,10 +341,7 @@ def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.
     cuts = [t for t in cuts if 0.0 < t < 1.0]
     h = lambda t: g(P(t))  # noqa: E731
     loose = None if loose_at is None else (lambda t: loose_at(P(t)))  # noqa: E731
-    got = segment_roots(h, L, touch=REACH_TOUCH, extra=cuts, loose=loose)
-    if got is None:
-        h0, h1 = float(h(np.array([0.0]))[0]), float(h(np.array([1.0]))[0])
-        got = [0.0] if h0 == 0.0 else [brentq(lambda t: float(h(np.array([t]))[0]), 0.0, 1.0, xtol=ROOT_XTOL)] if h0 * h1 < 0 else []
+    got = segment_roots(h, L, touch=REACH_TOUCH, extra=cuts, loose=loose) or []
     roots = [P(np.array([t]))[0] for t in got]
     sides: list[np.ndarray] = []
     if cuts:
