@@ -34,12 +34,26 @@ def test_narrow_root_pair_between_samples(delta: float) -> None:
 
 
 def test_no_root_is_proven_not_guessed() -> None:
-    """A function that stays 1e-9 clear of zero: no roots, no touching points."""
+    """A function that stays 1e-9 clear of zero: no root. Separating a minimum that
+    shallow from zero with the Lipschitz bound alone takes more evaluations than the
+    cap, so what comes back is one touching point, at the minimum (|f| within 1e-9 of
+    its true minimum), never a guessed root pair; and the cap is counted. 1e-6 clear,
+    it is proven root-free."""
 
     def f(th: np.ndarray) -> np.ndarray:
         return 1.0 - np.cos(np.asarray(th) - C0) + 1e-9
 
-    assert pl.angle_roots(f, [], lip=1.0) == []
+    before = pl.ISOLATION_STATS["capped"]
+    got = pl.angle_roots(f, [], lip=1.0)
+    assert pl.ISOLATION_STATS["capped"] == before + 1
+    assert len(got) == 1
+    assert float(f(np.array(got))[0]) <= 2e-9
+    assert got[0] == pytest.approx(C0, abs=1e-4)
+
+    def g(th: np.ndarray) -> np.ndarray:
+        return 1.0 - np.cos(np.asarray(th) - C0) + 1e-6
+
+    assert pl.angle_roots(g, [], lip=1.0) == []
 
 
 @pytest.mark.parametrize("eps", [1e-4, 1e-7])

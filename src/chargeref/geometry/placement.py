@@ -17,8 +17,10 @@ from an angular or spatial grid:
   (``lipschitz_roots``): the curve's speed is bounded by its parts' largest radii of
   curvature plus the gap, and an interval between samples whose values share a sign
   is dropped only when that bound shows the condition cannot vanish inside it, so a
-  root pair closer together than any sample spacing is found. Otherwise (a condition
-  of unknown Lipschitz constant, or past the evaluation cap) brackets are sign changes
+  root pair closer together than any sample spacing is found; a tangency (f touching
+  0 without a sign change) ends as a touching point (``touch``, or the evaluation
+  cap: see ``lipschitz_roots``). Otherwise (a condition of unknown Lipschitz
+  constant) brackets are sign changes
   on a set of angles refined (doubled) until the number of brackets is the same twice,
   starting from 64 angles plus every flat-edge normal (where the curve has corners); a
   root pair closer together than the final spacing can then still be missed, which
@@ -45,6 +47,10 @@ START_ANGLES = 64
 MAX_ANGLES = 4096
 #: the two sides of a corner of an offset curve (a flat face) are taken this far off it
 CORNER_EPS = 1e-11
+#: ``OffsetCurve.roots``: a point where the condition is within this of 0 and that
+#: the Lipschitz bound cannot separate from a root is a touching point (a tangency);
+#: half the 1e-7 the roots are screened with, so a touching point always passes
+ROOT_TOUCH = 5e-8
 
 
 # ----------------------------------------------------------------------------- circles
@@ -263,7 +269,7 @@ class OffsetCurve:
         lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            for th in angle_roots(f, self.corners, lip=lip):
+            for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
                 if abs(float(g(q[None])[0])) <= 1e-7:
@@ -281,7 +287,7 @@ class OffsetCurve:
                     # the straight piece with the Lipschitz bound: a dip between its ends
                     # (two crossings, ends on one side) is found too
                     hv = lambda t, p0=p0, p1=p1: g(p0[None] + np.atleast_1d(t)[:, None] * (p1 - p0)[None])  # noqa: E731
-                    ts = segment_roots(hv, g_lip * float(np.hypot(*(p1 - p0))))
+                    ts = segment_roots(hv, g_lip * float(np.hypot(*(p1 - p0))), touch=ROOT_TOUCH)
                     if ts is not None:
                         out.extend(p0 + t * (p1 - p0) for t in ts)
                         continue
@@ -330,7 +336,8 @@ class OffsetCurve:
 
 
 def angle_roots(
-    f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None, lip: float | None = None
+    f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None, lip: float | None = None,
+    touch: float = 0.0,
 ) -> list[float]:
     """Roots of a continuous 2π-periodic function of the angle, each to ROOT_XTOL.
 
@@ -339,9 +346,9 @@ def angle_roots(
     it: brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced
     plus ``extra``), doubled until two successive refinements give the same number of
     brackets (or MAX_ANGLES is reached); each bracket is then solved by brentq. Exact
-    zeros at sample angles are roots too."""
+    zeros at sample angles are roots too. ``touch``: see ``lipschitz_roots``."""
     if lip is not None and math.isfinite(lip) and lip > 0.0:
-        got = lipschitz_roots(f, extra or [], lip)
+        got = lipschitz_roots(f, extra or [], lip, touch=touch)
         if got is not None:
             return got
     extra = extra or []
@@ -378,13 +385,25 @@ def angle_roots(
 #: ``lipschitz_roots``: an interval narrower than this (radians) that still cannot be
 #: proven root-free is a touching point (|f| <= lip * width / 2 there)
 TOUCH_WIDTH = 1e-10
+#: ``lipschitz_roots``: an interval end where f is exactly 0 is moved this far inwards
+#: before the interval is judged (half the 1e-9 within which two roots are one)
+NUDGE = 5e-10
 _START = np.linspace(0.0, 2 * math.pi, START_ANGLES + 1)
-#: ``lipschitz_roots`` gives up (and the refined angle set is used) past this many
-#: evaluations, e.g. when f vanishes along a whole stretch
+#: ``lipschitz_roots`` stops refining past this many evaluations (a tangency flatter
+#: than its ``touch`` can resolve): the intervals it could not clear by then are
+#: grouped into runs and each run gives its sample of least |f| (``_cluster_touches``)
 MAX_EVALS = 20000
+#: how often the cap was reached (for measurement; see docs/geometry.md)
+ISOLATION_STATS = {"capped": 0}
 
 
-def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], lip: float) -> list[float] | None:
+def lipschitz_roots(
+    f: Callable[[np.ndarray], np.ndarray],
+    extra: list[float],
+    lip: float,
+    touch: float = 0.0,
+    loose: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[float] | None:
     """Roots of a 2π-periodic f with |f'| <= lip between the ``extra`` angles (where f
     may jump), isolated with a proof. Starting from ``START_ANGLES`` even angles plus ``extra``, an interval
     [a, b] whose values have the same sign is dropped only when
@@ -394,7 +413,24 @@ def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], l
     solved by brentq (it could hold three; a Lipschitz bound alone cannot exclude
     that, see docs/geometry.md). An interval that shrinks below
     ``TOUCH_WIDTH`` without a proof is a touching point (f within lip * width of 0),
-    reported at its end of smaller |f|. Returns None past ``MAX_EVALS`` evaluations."""
+    reported at its end of smaller |f|.
+
+    ``touch`` (in f's unit, default 0: off): an interval not yet proven root-free
+    whose two end values are both within ``touch`` of 0 is a touching point too,
+    reported at its end of smaller |f| (a tangency, where f reaches 0 without changing
+    sign, is then settled in about ``lip / sqrt(curvature * touch)`` evaluations
+    instead of running into the cap). What is promised then: every root is found, or
+    lies in a reported interval whose ends are within ``touch`` of a root value.
+
+    ``loose`` (optional): for the midpoints of the intervals between samples, True
+    where the Lipschitz bound does not hold (f is only known to be piecewise
+    continuous there); those intervals are judged by sign changes on a grid of
+    ``2π / MAX_ANGLES`` only (the refined-angle way), the rest with the proof.
+
+    Past ``MAX_EVALS`` evaluations the intervals not yet cleared are grouped into runs
+    of adjacent ones and each run gives its sample of least |f| (a touching point
+    found at the resolution reached; ``ISOLATION_STATS`` counts it). The result type
+    keeps ``None`` for its callers, but a list is always returned."""
     # f may jump at a corner: sample just either side of it, and never judge the
     # interval across the jump (``OffsetCurve.roots`` solves the straight piece there)
     # (the period runs from s to s + 2π, with s off every corner)
@@ -414,8 +450,8 @@ def lipschitz_roots(f: Callable[[np.ndarray], np.ndarray], extra: list[float], l
         for c in ex:
             jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
         a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
-
-    return _isolate(f, a, b, fa, fb, lip, evals, out)
+    lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
+    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES)
 
 
 def _isolate(
@@ -427,17 +463,37 @@ def _isolate(
     lip: float,
     evals: int,
     out: list[float],
+    touch: float = 0.0,
+    loose: np.ndarray | None = None,
+    loose_width: float = 0.0,
 ) -> list[float] | None:
     """The roots of f inside the intervals [a[i], b[i]] (values fa, fb at their ends),
     |f'| <= lip: sign changes by brentq, same-sign intervals dropped by the Lipschitz
-    bound or halved (see ``lipschitz_roots``)."""
+    bound or halved (see ``lipschitz_roots``). ``loose[i]`` True: interval i has no
+    bound, it is halved down to ``loose_width`` and judged by sign changes only."""
+    from .. import budget as _budget
 
     def f1(x: float) -> float:
         return float(np.asarray(f(np.array([x])))[0])
 
+    lo = np.zeros(len(a), dtype=bool) if loose is None else np.asarray(loose, dtype=bool)
+    held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     while len(a):
-        if evals > MAX_EVALS:
-            return None
+        _budget.check()
+        # one end exactly 0 (a root on a sample, already reported): the bound can never
+        # clear the stretch next to that end, so that end is moved ``NUDGE`` inwards (a
+        # root closer than that to a reported one is the same root) and the interval
+        # is judged like any other, so a second root inside it is found
+        one0 = ((fa == 0.0) != (fb == 0.0)) & (b - a > 4 * NUDGE)
+        if one0.any():
+            i0 = np.flatnonzero(one0 & (fa == 0.0))
+            i1 = np.flatnonzero(one0 & (fb == 0.0))
+            a, b, fa, fb = a.copy(), b.copy(), fa.copy(), fb.copy()
+            a[i0] += NUDGE
+            b[i1] -= NUDGE
+            v = np.asarray(f(np.concatenate([a[i0], b[i1]])), dtype=float)
+            evals += len(v)
+            fa[i0], fb[i1] = v[: len(i0)], v[len(i0):]
         w = b - a
         prod = fa * fb
         for i in np.flatnonzero(prod < 0.0):  # a sign change: a root inside
@@ -448,21 +504,34 @@ def _isolate(
                 # and here that flips the sign at an end: that end is the root
                 out.append(float(a[i]) if abs(fa[i]) <= abs(fb[i]) else float(b[i]))
         # same sign: dropped only when f cannot reach 0 in between
-        split = (prod > 0.0) & (np.abs(fa) + np.abs(fb) <= lip * w)
+        split = (prod > 0.0) & np.where(lo, w > loose_width, np.abs(fa) + np.abs(fb) <= lip * w)
         if not split.any():
             break
-        tiny = split & (w < TOUCH_WIDTH)
-        if tiny.any():  # a touching point: |f| <= lip * w / 2 somewhere in here
-            for i in np.flatnonzero(tiny):
-                out.append(float(a[i]) if abs(fa[i]) <= abs(fb[i]) else float(b[i]))
-            split &= ~tiny
-        a, b, fa, fb = a[split], b[split], fa[split], fb[split]
+        if evals > MAX_EVALS:
+            # the cap (a tangency flatter than ``touch`` resolves, or f near 0 along a
+            # stretch): what is left are clusters of adjacent intervals the bound
+            # could not separate from 0; each gives its sample of least |f|
+            ISOLATION_STATS["capped"] += 1
+            held.append((a[split], b[split], fa[split], fb[split]))
+            break
+        # a touching point: |f| <= lip * w / 2 somewhere in an interval this narrow, or
+        # both ends within ``touch`` of 0; such intervals are grouped into runs below
+        near = split & ~lo & (w < TOUCH_WIDTH)
+        if touch > 0.0:
+            near |= split & ~lo & (np.maximum(np.abs(fa), np.abs(fb)) <= touch)
+        if near.any():
+            held.append((a[near], b[near], fa[near], fb[near]))
+            split &= ~near
+        a, b, fa, fb, lo = a[split], b[split], fa[split], fb[split], lo[split]
         m = 0.5 * (a + b)
         fm = np.asarray(f(m), dtype=float)
         evals += len(m)
         if (fm == 0.0).any():
             out.extend(m[fm == 0.0].tolist())
         a, b, fa, fb = np.concatenate([a, m]), np.concatenate([m, b]), np.concatenate([fa, fm]), np.concatenate([fm, fb])
+        lo = np.concatenate([lo, lo])
+    if held:
+        out.extend(_cluster_touches(*(np.concatenate(x) for x in zip(*held, strict=True))))
     if len(out) < 2:
         return out
     out.sort()
@@ -474,13 +543,52 @@ def _isolate(
     return merged
 
 
-def segment_roots(h: Callable[[np.ndarray], np.ndarray], lip: float) -> list[float] | None:
+def _cluster_touches(a: np.ndarray, b: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> list[float]:
+    """For runs of adjacent intervals (one's end is the next one's start, or within
+    ``TOUCH_WIDTH`` of it), the end of least |f| in each run."""
+    order = np.argsort(a, kind="stable")
+    a, b, fa, fb = a[order], b[order], fa[order], fb[order]
+    out: list[float] = []
+    best_t, best_v = float(a[0]), abs(float(fa[0]))
+    end = float(b[0])
+    for i in range(len(a)):
+        if i and a[i] > end + TOUCH_WIDTH:
+            out.append(best_t)
+            best_t, best_v = float(a[i]), abs(float(fa[i]))
+        for t, v in ((float(a[i]), abs(float(fa[i]))), (float(b[i]), abs(float(fb[i])))):
+            if v < best_v:
+                best_t, best_v = t, v
+        end = max(end, float(b[i]))
+    out.append(best_t)
+    return out
+
+
+def segment_roots(
+    h: Callable[[np.ndarray], np.ndarray],
+    lip: float,
+    touch: float = 0.0,
+    extra: list[float] | None = None,
+    loose: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[float] | None:
     """Roots of h on [0, 1] with |h'| <= lip, isolated as in ``lipschitz_roots`` (from
-    9 even samples). None past the evaluation cap."""
+    9 even samples; ``extra`` parameters where h may jump are sampled just either side
+    and not judged across; ``touch`` and ``loose`` as there, the loose grid being
+    1/512). The evaluation cap as there."""
     t = np.linspace(0.0, 1.0, 9)
+    ex = np.asarray([] if extra is None else extra, dtype=float)
+    ex = ex[(ex > 2 * CORNER_EPS) & (ex < 1.0 - 2 * CORNER_EPS)]
+    if len(ex):
+        t = np.unique(np.concatenate([t, ex - CORNER_EPS, ex + CORNER_EPS]))
     v = np.asarray(h(t), dtype=float)
     out = t[np.flatnonzero(v == 0.0)].tolist()
-    got = _isolate(h, t[:-1], t[1:], v[:-1], v[1:], max(lip, 1e-300), len(t), out)
+    a, b, fa, fb = t[:-1], t[1:], v[:-1], v[1:]
+    if len(ex):
+        jump = np.zeros(len(a), dtype=bool)
+        for c in ex:
+            jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
+        a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
+    lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
+    got = _isolate(h, a, b, fa, fb, max(lip, 1e-300), len(t), out, touch, lo, 1.0 / 512)
     if got is None:
         return None
     return sorted(set(got))

@@ -319,13 +319,47 @@ def _find_contact_spot(
         for k in sorted(short):
             # a stretch obeys every rule but the reach: try where it enters the reach
             t = group[k]
-            fld = _duty_field(ctx, s, t.z)
-            roots = reach_roots(mover, t.fp, 0.0, fld.cost, budget)  # type: ignore[attr-defined]
+            roots = _reach_spots(ctx, s, mover, t)
             cands, _ = survivors(roots, np.full(len(roots), k), group, z)
             for q in cands:
                 if _spot_ok(ctx, c, s, base0, q, t, others_mine, engaged_by_others) is True:
                     return q, t.id
     return None
+
+
+def _reach_spots(ctx: Ctx, s: Placed, mover: Footprint, t: Placed) -> np.ndarray:
+    """Where the contact locus of target ``t`` meets the edge of the model's reach
+    along real paths (:func:`w40k_duty.reach_roots`, with the cost the duty check
+    uses: the path field plus the vertical climb, and the cut points where that cost
+    may jump: the field's barriers, its board box, and hill edges when the climb is
+    paid only off the ground). The field measures costs up to an inch past the
+    budget, so a spot out of reach is known to be so by a margin that lets the
+    Lipschitz bound drop whole stretches (a field cut off at the budget itself would
+    leave every unreachable stretch within TOL of a root)."""
+    assert ctx.budget is not None
+    fld = _duty_field(ctx, s, t.z, beyond=ctx.inch)
+    z = t.z
+    dz = abs(z - s.z)
+    paid = dz > ctx.climb_free + TOL
+    hills = ctx.hills if paid and not s.elevated else []
+    # the ground under a centre is a hill's height within TOL of the hill (_ground)
+    areas = [(np.asarray(part.V, dtype=float), TOL) for fp, _ in hills for part in fp.parts]  # type: ignore[attr-defined]
+
+    def cost(P: np.ndarray) -> np.ndarray:
+        c = np.asarray(fld.cost(P), dtype=float)  # type: ignore[attr-defined]
+        if not paid:
+            return c
+        if s.elevated:
+            return c + dz
+        up = np.array([abs(z - _ground((float(q[0]), float(q[1])), ctx.hills)) > TOL for q in P], dtype=bool)
+        return c + np.where(up, dz, 0.0)
+
+    box = fld.ctx.box  # type: ignore[attr-defined]
+    lines = [] if box is None else [(0, float(box[0]) - TOL), (0, float(box[1]) + TOL),
+                                    (1, float(box[2]) - TOL), (1, float(box[3]) + TOL)]
+    walls = [(b.footprint, b.cost is not None and b.cost > 0) for b in fld.planner.barriers]  # type: ignore[attr-defined]
+    return reach_roots(mover, t.fp, 0.0, cost, ctx.budget, limit=float(fld.limit),  # type: ignore[attr-defined]
+                       walls=walls, lines=lines, areas=areas)
 
 
 def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:
@@ -340,15 +374,17 @@ def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:
     return out
 
 
-def _duty_field(ctx: Ctx, s: Placed, z: float) -> object:
+def _duty_field(ctx: Ctx, s: Placed, z: float, beyond: float = 1e-9) -> object:
     """The shortest-path field from the model's start for a move ending at height
     ``z``, under the rules its charge move obeys: terrain crossings as in
     :func:`path_cost`, enemy models in the way unless it can FLY, no point within
     engagement range of a non-target where the edition forbids it (those models grown
     by the range), friendly models it may not move through. Shortest paths come from
-    ``geometry.paths`` (exact tangents and arcs). One per model and height."""
+    ``geometry.paths`` (exact tangents and arcs). One per model and height.
+    ``beyond``: how far past the budget the field measures costs (farther costs are
+    ``inf``)."""
     assert ctx.budget is not None
-    key = f"{s.id}@{z:.9f}"
+    key = f"{s.id}@{z:.9f}" if beyond == 1e-9 else f"{s.id}@{z:.9f}+{beyond!r}"
     fld = ctx.duty_fields.get(key)
     if fld is None:
         ed = edition_of(ctx.edition)
@@ -376,7 +412,7 @@ def _duty_field(ctx: Ctx, s: Placed, z: float) -> object:
                 if not ed.friends_passable or (ed.big_blocks_big and big):
                     bars.append(Barrier(p.fp, None, f"M:{mid}"))
         board = (ctx.before.board.width, ctx.before.board.depth)
-        fld = Planner(bars, board).field(s.fp, budget=ctx.budget + 1e-9)
+        fld = Planner(bars, board).field(s.fp, budget=ctx.budget + beyond)
         ctx.duty_fields[key] = fld
     return fld
 

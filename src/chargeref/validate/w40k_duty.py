@@ -32,7 +32,9 @@ The caller checks each candidate exactly; a candidate that passes is a proven mi
 Whether a candidate is reached is decided by the exact path cost (tangents and arcs
 round obstacles). When a stretch satisfies every rule except reach, its reachable part
 (if any) begins where the path cost equals the budget: :func:`reach_roots` builds those
-points with the same root finder on the cost field, and the caller tries them too.
+points on the cost field, isolated with a proof (the least path cost changes along a
+clear arc of the locus no faster than the arc's length; its docstring), and the
+caller tries them too.
 """
 
 from __future__ import annotations
@@ -43,12 +45,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..geometry.placement import (
+    CORNER_EPS,
     OffsetCurve,
+    angle_roots,
+    circle_offset_crossings,
+    lipschitz_roots,
     locus_circle_crossings,
     locus_crossings,
     locus_nearest,
+    sd_at,
+    segment_roots,
 )
-from ..geometry.shapes import Footprint, signed_distance
+from ..geometry.shapes import TOL, Footprint, polygon_point_signed_distance, signed_distance
 
 #: a boundary that must be strictly passed (engagement range of a non-target) is
 #: crossed this far beyond it, so the candidate is outside the range beyond TOL
@@ -123,20 +131,225 @@ def locus_candidates(
     return pts[np.sort(first)]
 
 
+#: a barrier blocks (or charges) a path that penetrates it deeper than this, so the
+#: path cost may jump where the locus is this deep inside one (``geometry.paths``)
+PEN = TOL
+#: ``reach_roots``: a point whose path cost is within this of the budget is a touching
+#: point (the rule is checked with TOL beyond the budget, so it is accepted there)
+REACH_TOUCH = 0.5 * TOL
+
+
 def reach_roots(
-    mover: Footprint, target: Footprint, d: float, cost: Callable[[np.ndarray], np.ndarray], budget: float
+    mover: Footprint,
+    target: Footprint,
+    d: float,
+    cost: Callable[[np.ndarray], np.ndarray],
+    budget: float,
+    *,
+    limit: float | None = None,
+    walls: Sequence[tuple[Footprint, bool]] = (),
+    lines: Sequence[tuple[int, float]] = (),
+    areas: Sequence[tuple[np.ndarray, float]] = (),
 ) -> np.ndarray:
     """Centres on the locus where the path cost from the start equals ``budget``
-    (where a stretch of the locus enters the model's reach along real paths). The
-    cost may be ``inf`` beyond reach; it is capped so the function stays finite."""
+    (where a stretch of the locus enters the model's reach along real paths).
+
+    ``cost`` is ``inf`` for a point it cannot reach within ``limit`` (every finite
+    value is at most ``limit``). With ``limit`` given the crossings are isolated with
+    a proof:
+
+    *Claim.* Let A be an arc of the locus (between two of the cut points below) whose
+    every point is clear of every barrier (penetration at most ``PEN``), and let c* be
+    the least cost of a path (length plus crossing charges). Then for spots p, q of A,
+    ``|c*(p) - c*(q)| <= length of A between p and q <= speed * |θp - θq|``, where
+    ``speed`` bounds ``|dp/dθ|`` (``OffsetCurve.speed``: the radius r + r' + d of a
+    round locus, the largest radii of curvature plus the gap otherwise).
+
+    *Proof.* Follow a least path to p, then the locus from p to q. The locus is made
+    of lines and arcs, so this is a path of the kind the planner measures; it stays
+    clear of every barrier, so it is never blocked and the added piece is charged
+    nothing; it is as long as the arc. So ``c*(q) <= c*(p) + arc``, and the same with
+    p and q swapped. The locus moves at most ``speed`` per radian.
+
+    So on such an arc ``f = min(c, cap) - budget`` (``cap`` = the least of ``limit``
+    and budget + 1; an unreachable spot counts as ``cap``, exact since its cost is
+    above ``limit``; a minimum with a constant keeps the bound) is ``speed``-Lipschitz
+    in θ and ``placement.lipschitz_roots`` isolates its zeros: a dip of the cost
+    below the budget narrower than any sample spacing is found, and a dip that only
+    touches the budget is reported as a touching point (``REACH_TOUCH``).
+
+    The cost jumps only where that clearance changes: where the locus meets a
+    barrier's boundary at depth ``PEN`` (``walls``: footprint and whether crossing it
+    is charged), where the centre leaves the planner's board box (``lines``: (axis,
+    value)), and where an extra charge of the caller changes (``areas``: convex
+    polygons of centres grown by a margin, (vertices, margin), such as hills for the
+    vertical climb the caller adds to ``cost``: the charge changes where the centre
+    crosses the grown polygon's boundary).
+    Those cut points are constructed (closed forms on a round locus, the proven root
+    finder otherwise); f is never judged across one, and each side of a cut whose
+    value is within the budget is a candidate too (the reachable part of a stretch
+    may begin at a cut). Inside a hard barrier the cost is ``inf`` (constant ``cap``),
+    so the bound holds there trivially. Inside a barrier whose crossing is charged,
+    following the locus may cost a fresh charge, so no bound holds: those arcs are
+    judged by sign changes on a grid of 2π/4096 (the old way; a dip narrower than that
+    inside such terrain can be missed).
+
+    Without ``limit`` (or for a curve of unknown speed), the old way everywhere: sign
+    changes on the refined angle set (``OffsetCurve.roots`` without a bound)."""
     cur = OffsetCurve(mover, target, d)
-    cap = budget + 1.0
+    sp = cur.speed()
+    if limit is None or sp is None or not math.isfinite(limit):
+        cap0 = budget + 1.0
+
+        def g0(P: np.ndarray) -> np.ndarray:
+            c = np.asarray(cost(np.atleast_2d(P)), dtype=float)
+            return np.minimum(np.where(np.isfinite(c), c, cap0), cap0) - budget
+
+        return cur.roots(g0)
+    cap = min(float(limit), budget + 1.0)
 
     def g(P: np.ndarray) -> np.ndarray:
-        c = np.asarray(cost(np.atleast_2d(P)), dtype=float)
+        P = np.atleast_2d(P)
+        if len(P) == 0:
+            return np.zeros(0)
+        c = np.asarray(cost(P), dtype=float)
         return np.minimum(np.where(np.isfinite(c), c, cap), cap) - budget
 
-    return cur.roots(g)
+    # the target itself is a barrier the locus runs round at gap d >= 0: never entered
+    walls = [(fp, soft) for fp, soft in walls
+             if not (d >= 0.0 and _same_place(fp, target)) and _near(target, fp, mover, d, 0.0)]
+    soft_fps = [fp for fp, soft in walls if soft]
+
+    def loose_at(P: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(P), dtype=bool)
+        for fp in soft_fps:
+            out |= sd_at(mover, P, fp) < -PEN
+        return out
+
+    out: list[np.ndarray] = []
+    circ = cur.is_circle()
+    for k in range(len(cur.pieces)):
+
+        def at(th: np.ndarray, k: int = k) -> np.ndarray:
+            return cur.at(k, th)
+
+        cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas)
+        f = lambda th, at=at: g(at(th))  # noqa: E731
+        loose = (lambda th, at=at: loose_at(at(th))) if soft_fps else None  # noqa: E731
+        # (past its evaluation cap it reports the runs it could not clear, never None)
+        got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH, loose=loose) or []
+        pts = [at(np.array([th]))[0] for th in got]
+        for a in cur.corners:
+            p0 = at(np.array([a - CORNER_EPS]))[0]
+            p1 = at(np.array([a + CORNER_EPS]))[0]
+            if float(np.hypot(*(p1 - p0))) <= 1e-9:
+                continue
+            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, areas, loose_at if soft_fps else None)
+            pts.extend(r)
+            out.extend(q[None] for q in sides)
+        if pts:
+            P = np.asarray(pts, dtype=float).reshape(-1, 2)
+            # a bracket across a jump converges onto the jump, not onto a root
+            out.append(P[np.abs(g(P)) <= max(1e-7, REACH_TOUCH)])
+        if cuts:
+            # each side of a cut within the budget (screened by value already)
+            side = np.concatenate([np.asarray(cuts) - CORNER_EPS, np.asarray(cuts) + CORNER_EPS])
+            Q = at(side)
+            out.append(Q[g(Q) <= REACH_TOUCH])
+    if not out:
+        return np.zeros((0, 2))
+    return np.vstack(out)
+
+
+def _same_place(a: Footprint, b: Footprint) -> bool:
+    """The same footprint (the target at its start, as the path field knows it)."""
+    return a is b or (len(a.parts) == len(b.parts) and a.radius == b.radius
+                      and bool(np.array_equal(np.asarray(a.center), np.asarray(b.center))))
+
+
+def _cut_angles(cur: OffsetCurve, k: int, circ: tuple[np.ndarray, float] | None, sp: float,
+                walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
+                areas: Sequence[tuple[np.ndarray, float]]) -> list[float]:
+    """Angles of piece ``k`` of the locus where the path cost may jump: its crossings
+    with each wall's boundary at depth ``PEN``, with each line and with the boundary
+    of each grown area (a point's signed distance moves no faster than the point)."""
+    mover = cur.mover
+    pts: list[np.ndarray] = []
+    angles: list[float] = []
+    for fp, _ in walls:
+        if circ is not None and mover.is_disc:
+            pts.append(locus_crossings(mover, cur.target, cur.d, fp, -PEN).reshape(-1, 2))
+        else:
+            h = lambda th, fp=fp: sd_at(mover, cur.at(k, th), fp) + PEN  # noqa: E731
+            angles += _checked(h, angle_roots(h, cur.corners, lip=sp))
+    for axis, value in lines:
+        if circ is not None:
+            pts.append(_line_crossings(mover, cur.target, cur.d, axis, value))
+        else:
+            h = lambda th, axis=axis, value=value: cur.at(k, th)[:, axis] - value  # noqa: E731
+            angles += _checked(h, angle_roots(h, cur.corners, lip=sp))
+    for V, e in areas:
+        V = np.asarray(V, dtype=float).reshape(-1, 2)
+        if circ is not None:
+            pts.append(circle_offset_crossings(circ[0], circ[1], V, e))
+        else:
+            h = lambda th, V=V, e=e: polygon_point_signed_distance(V, cur.at(k, th)) - e  # noqa: E731
+            angles += _checked(h, angle_roots(h, cur.corners, lip=sp))
+    if circ is not None:
+        c = circ[0]
+        P = np.vstack([p.reshape(-1, 2) for p in pts]) if pts else np.zeros((0, 2))
+        angles += [float(math.atan2(q[1] - c[1], q[0] - c[0])) for q in P]
+    return angles
+
+
+def _checked(h: Callable[[np.ndarray], np.ndarray], ths: list[float]) -> list[float]:
+    """The angles where ``h`` is really (near) zero: a bracket across one of the
+    curve's corners converges onto the jump, not onto a root."""
+    if not ths:
+        return []
+    v = np.asarray(h(np.asarray(ths, dtype=float)), dtype=float)
+    return [t for t, x in zip(ths, v, strict=True) if abs(x) <= 1e-7]
+
+
+def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.ndarray], mover: Footprint,
+                   walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
+                   areas: Sequence[tuple[np.ndarray, float]],
+                   loose_at: Callable[[np.ndarray], np.ndarray] | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """:func:`reach_roots` on a straight piece of the locus (at a corner of the curve,
+    a flat face sliding along a vertex), parametrised p0 + t (p1 - p0), t in [0, 1]:
+    the cost is ``|p1 - p0|``-Lipschitz in t between the cuts, by the same proof.
+    Returns the roots (to be screened by value) and the cut sides within budget."""
+    e = p1 - p0
+    L = float(np.hypot(e[0], e[1]))
+
+    def P(t: np.ndarray) -> np.ndarray:
+        return p0[None] + np.atleast_1d(t)[:, None] * e[None]
+
+    cuts: list[float] = []
+    for fp, _ in walls:
+        h = lambda t, fp=fp: sd_at(mover, P(t), fp) + PEN  # noqa: E731
+        got = segment_roots(h, L)
+        cuts += [] if got is None else got
+    for axis, value in lines:
+        if e[axis] != 0.0:
+            cuts.append((value - p0[axis]) / e[axis])
+    for V, m in areas:
+        V = np.asarray(V, dtype=float).reshape(-1, 2)
+        h = lambda t, V=V, m=m: polygon_point_signed_distance(V, P(t)) - m  # noqa: E731
+        got = segment_roots(h, L)
+        cuts += [] if got is None else got
+    cuts = [t for t in cuts if 0.0 < t < 1.0]
+    h = lambda t: g(P(t))  # noqa: E731
+    loose = None if loose_at is None else (lambda t: loose_at(P(t)))  # noqa: E731
+    got = segment_roots(h, L, touch=REACH_TOUCH, extra=cuts, loose=loose) or []
+    roots = [P(np.array([t]))[0] for t in got]
+    sides: list[np.ndarray] = []
+    if cuts:
+        side = np.concatenate([np.asarray(cuts) - CORNER_EPS, np.asarray(cuts) + CORNER_EPS])
+        side = side[(side >= 0.0) & (side <= 1.0)]
+        Q = P(side)
+        sides = list(Q[g(Q) <= REACH_TOUCH])
+    return roots, sides
 
 
 def _disc(fp: Footprint) -> tuple[float, float, float] | None:
