@@ -93,7 +93,7 @@ def test_pile_in_reaches_base_contact_only_after_a_quarter_turn(dx: float) -> No
     assert mv.contacts == ["T1"]
     assert kinds(mv) == ["pivot", "line"]
     pv = mv.segments[0]
-    assert pv["at"] == [round(x0, 6), 15.0] and pv["from"] == 0.0 and abs(abs(pv["to"]) - 90.0) < 1e-9
+    assert pv["at"] == [round(x0, 9), 15.0] and pv["from"] == 0.0 and abs(abs(pv["to"]) - 90.0) < 1e-9
     assert pv["length"] == pytest.approx(QUARTER, abs=1e-6)
     # the move: the quarter turn, then straight to base contact
     assert mv.to[0] == pytest.approx(CONTACT_X, abs=1e-6) and mv.to[1] == pytest.approx(15.0, abs=1e-6)
@@ -156,7 +156,7 @@ def test_no_start_turn_whose_sweep_enters_the_wall() -> None:
     scen = scenario_from_data(scene(X_SWEEP + 1e-3))
     r = pile_in(scen, "A")
     assert validate(scen, r) == []
-    assert all(not (sg["kind"] == "pivot" and sg["at"][0] == round(X_SWEEP + 1e-3, 6)) for mv in r.moves for sg in mv.segments or [])
+    assert all(not (sg["kind"] == "pivot" and sg["at"][0] == round(X_SWEEP + 1e-3, 9)) for mv in r.moves for sg in mv.segments or [])
     scen2 = scenario_from_data(scene(X_SWEEP - 1e-3))
     r2 = pile_in(scen2, "A")
     assert kinds(r2.moves[0])[0] == "pivot" and validate(scen2, r2) == []

@@ -167,8 +167,23 @@ def _roll_key(r: int | None) -> float:
 # --------------------------------------------------------------------------- properties
 
 
+#: found by hypothesis: an edition-9 failed charge (roll 2) packs A6 against A5; the moves
+#: were reported to 1e-6, which pushed the touching pair 1.18e-6 into each other (every
+#: 40k move is now reported to 1e-9: world.reported)
+_ROUNDED_INTO_OVERLAP = ({
+    "format": "chargeref/1", "system": "40k", "rules": {"edition": 9}, "board": {"width": 60.0, "depth": 44.0},
+    "units": [
+        {"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [
+            {"id": f"A{i + 1}", "at": [22.92578125, y], "base": {"round": 28.5}}
+            for i, y in enumerate([20.638102854330707, 19.312930610236222, 17.987758366141733, 16.662586122047244,
+                                   15.337413877952756, 14.012241633858267, 12.687069389763778, 11.361897145669293])]},
+        {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+         "models": [{"id": "B1", "at": [30.11703371062992, 16.0], "base": {"round": 25.0}}]}]}, ["B"], (1, 1))
+
+
 @SETTINGS
 @given(worlds())
+@example(world=_ROUNDED_INTO_OVERLAP)
 def test_solver_rulings_are_legal(world: tuple[dict[str, Any], list[str], tuple[int, int]]) -> None:
     data, targets, dice = world
     scen = scenario_from_data(data)

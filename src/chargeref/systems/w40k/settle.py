@@ -57,7 +57,7 @@ from .moves import MoveRules, failed_charge_rules, gap3
 from .settle_pivots import Pose, record_turned, with_turns
 from .solver import ChargeProblem, coherency_adjacency, sd_many
 from .spots import SpotBuilder
-from .world import Model, World
+from .world import Model, World, reported
 
 #: Our spots sit at most this far on the generous side of a threshold (inside TOL).
 EPS = 1e-7
@@ -118,8 +118,7 @@ def ray_locus_crossings(mover: Footprint, target: Footprint, d: float, p: np.nda
     return p + np.outer(ts, w)
 
 
-def _r6(x: float) -> float:
-    return round(float(x), 6)
+_r6 = reported  # rounded to 1e-9 (world.reported), like the charge's moves
 
 
 def _pt(p: np.ndarray) -> tuple[float, float]:

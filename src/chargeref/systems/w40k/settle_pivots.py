@@ -44,7 +44,7 @@ from ...geometry.shapes import signed_distance
 from ...ruling import Move
 from .pivots import _candidate_turns, sweep_clear, sweep_on_board
 from .solver_base import EPS
-from .world import Model
+from .world import Model, reported
 
 # (no import of settle.py, which imports this module: the engine ``st`` and the type of
 # its options ``o`` come in as arguments)
@@ -66,8 +66,7 @@ class Pose:
     model: Model
 
 
-def _r6(x: float) -> float:
-    return round(float(x), 6)
+_r6 = reported  # rounded to 1e-9 (world.reported), like the charge's moves
 
 
 def turns_for(st: Any, m: Model) -> list[float]:

@@ -24,16 +24,13 @@ from .checks import scenario_problems
 # start-spot pivots (pivots.py), then end-spot ones (end_pivots.py)
 from .end_pivots import best_plan, replan
 from .solver import EPS, ChargeProblem, Placement, coherent
-from .world import Model, World, build_world
+from .world import Model, World, build_world, reported
 from .world import unit_distance as _unit_distance_pairs
 
 NAME = "40k"
 
 
-def _r6(x: float) -> float:
-    """Round reported lengths and coordinates to 1e-9 of the unit: far below the 1e-6
-    tolerance, so rounding never pushes a move over its budget or out of contact."""
-    return round(float(x), 9)
+_r6 = reported  # lengths and coordinates rounded to 1e-9 of the unit (world.reported)
 
 
 class W40k:
