@@ -31,17 +31,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...geometry.pivot import pivot_length, pivotable, reach, turn_between
+from ...geometry.pivot import pivot_length, reach, turn_between
 from ...geometry.shapes import TOL, Disc, Footprint, signed_distance
 from . import pivots
 from .pivots import (
-    RULES,
     Plan,
     _better,
-    _candidate_turns,
     _hopeless,
     apply_plan,
     plan_floor,
+    plans,
     proven_least,
     sweep_clear,
     sweep_on_board,
@@ -140,25 +139,7 @@ class EndTurnProblem(ChargeProblem):
 def end_plans(world: World, unit: str, targets: list[str]) -> list[Plan]:
     """The end-turn plans worth a solve: per rule, every non-round model turned, and only
     the model nearest the targets (the sweep is checked spot by spot, not here)."""
-    movers = [m for m in world.unit_models[unit] if pivotable(m.fp)]
-    tms = [t for u in targets for t in world.unit_models[u]]
-    if not movers or not tms:
-        return []
-    turns = {m.id: _candidate_turns(world, m, tms) for m in movers}
-    near = min(movers, key=lambda m: min(float(signed_distance(m.fp, t.fp)) for t in tms))
-    out: list[Plan] = []
-    seen: set[tuple] = set()
-    for rule in RULES:
-        for who in (movers, [near]):
-            fac = {m.id: m.facing + turns[m.id][rule] for m in who
-                   if rule in turns[m.id] and abs(turns[m.id][rule]) > 1e-9}
-            if not fac:
-                continue
-            p = Plan("end-" + rule, fac)
-            if p.key() not in seen:
-                seen.add(p.key())
-                out.append(p)
-    return out
+    return plans(world, unit, targets, None, prefix="end-")
 
 
 def end_problem(world: World, plan: Plan, build):  # noqa: ANN001, ANN201

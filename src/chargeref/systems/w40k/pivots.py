@@ -255,9 +255,13 @@ def sweep_on_board(m: Model, delta: float, board: tuple[float, float]) -> bool:
     return x0 >= -TOL and y0 >= -TOL and x1 <= board[0] + TOL and y1 <= board[1] + TOL
 
 
-def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier]) -> list[Plan]:
+def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier] | None,
+          prefix: str = "") -> list[Plan]:
     """The pivot plans worth a solve: per rule, every pivotable model turned, and only the
-    model nearest the targets turned; models whose sweep is not clear keep their facing."""
+    model nearest the targets turned. With ``barriers`` (turns at the start spot) models
+    whose sweep there is not clear or leaves the board keep their facing; with None (turns
+    at the end spot, whose sweep is checked spot by spot) no sweep is checked here.
+    ``prefix`` goes before each plan's rule name."""
     movers = [m for m in world.unit_models[unit] if pivotable(m.fp)]
     tms = [t for u in targets for t in world.unit_models[u]]
     if not movers or not tms:
@@ -271,13 +275,14 @@ def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier]) 
             fac: dict[str, float] = {}
             for m in who:
                 d = turns[m.id].get(rule)
-                if d is None or abs(d) <= 1e-9 or not sweep_clear(m, d, barriers) \
-                        or not sweep_on_board(m, d, world.board):
+                if d is None or abs(d) <= 1e-9:
+                    continue
+                if barriers is not None and not (sweep_clear(m, d, barriers) and sweep_on_board(m, d, world.board)):
                     continue
                 fac[m.id] = m.facing + d
             if not fac:
                 continue
-            p = Plan(rule, fac)
+            p = Plan(prefix + rule, fac)
             if p.key() not in seen:
                 seen.add(p.key())
                 out.append(p)
