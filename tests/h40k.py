@@ -48,3 +48,34 @@ def scen40k(units: list[dict[str, Any]], terrain: list[dict[str, Any]] | None = 
 @pytest.fixture
 def examples() -> Path:
     return EXAMPLES
+
+
+def turned_slot_scene(data: dict[str, Any], ang: float, mirror: bool, walls: list[tuple[float, float, float]],
+                      facing: float | None) -> dict[str, Any]:
+    """A slot scene (two walls along x = const either side of y = 15, the charge along +x
+    through (30, 15)) turned by ``ang`` degrees onto a 100" board, (30, 15) going to
+    (50, 50), mirrored across the slot's axis first. ``walls`` gives each wall's new
+    (x, y0, y1) before the turn (cut short so going round is longer than any move);
+    a model without a facing gets ``facing`` (None: it keeps none)."""
+    import copy
+    import math
+
+    out = copy.deepcopy(data)
+    out["board"] = {"width": 100, "depth": 100}
+    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
+
+    def pt(p: list[float]) -> list[float]:
+        x, y = p[0] - 30.0, p[1] - 15.0
+        if mirror:
+            y = -y
+        return [50 + c * x - s * y, 50 + s * x + c * y]
+
+    for t, (x, y0, y1) in zip(out["terrain"], walls, strict=False):
+        t["points"] = [pt([x, y0]), pt([x, y1])]
+    for u in out["units"]:
+        for m in u["models"]:
+            m["at"] = pt(m["at"])
+            f = m.get("facing", facing)
+            if f is not None:
+                m["facing"] = (-f if mirror else f) + ang
+    return out

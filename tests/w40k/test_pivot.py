@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from h40k import turned_slot_scene
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -221,31 +222,11 @@ def test_rect_side_meets_the_walls_only_if_it_turns() -> None:
 
 
 def _transform(data: dict[str, Any], ang: float, mirror: bool) -> dict[str, Any]:
-    """The scene turned by ``ang`` (degrees) about (50, 50) on a 100" board (and mirrored
-    across the x axis first). Walls are cut 13" from the slot: going round them is
-    longer than any roll."""
-    out = copy.deepcopy(data)
-    out["board"] = {"width": 100, "depth": 100}
-    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
-
-    def pt(p: list[float]) -> list[float]:
-        x, y = p[0] - 30.0, p[1] - 15.0
-        if mirror:
-            y = -y
-        return [50 + c * x - s * y, 50 + s * x + c * y]
-
-    def fac(f: float) -> float:
-        return (-f if mirror else f) + ang
-
-    g = out["terrain"][0]["points"][1][1]
-    out["terrain"][0]["points"] = [pt([30, g - 13]), pt([30, g])]
-    g2 = out["terrain"][1]["points"][0][1]
-    out["terrain"][1]["points"] = [pt([30, g2]), pt([30, g2 + 13])]
-    for u in out["units"]:
-        for m in u["models"]:
-            m["at"] = pt(m["at"])
-            m["facing"] = fac(m.get("facing", 90.0))
-    return out
+    """The scene turned by ``ang`` (degrees) and mirrored (h40k.turned_slot_scene). Walls
+    are cut 13" from the slot: going round them is longer than any roll."""
+    g = data["terrain"][0]["points"][1][1]
+    g2 = data["terrain"][1]["points"][0][1]
+    return turned_slot_scene(data, ang, mirror, [(30, g - 13, g), (30, g2, g2 + 13)], 90.0)
 
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

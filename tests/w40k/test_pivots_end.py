@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from h40k import turned_slot_scene
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -190,28 +191,10 @@ def test_casualties_keep_the_end_turn() -> None:
 
 
 def _transform(data: dict[str, Any], ang: float, mirror: bool) -> dict[str, Any]:
-    """The scene turned by ``ang`` about (50, 50) on a 100" board (mirrored across the
-    slot's axis first); the walls are cut 13" from the slot (going round is longer
-    than any roll)."""
-    out = copy.deepcopy(data)
-    out["board"] = {"width": 100, "depth": 100}
-    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
-
-    def pt(p: list[float]) -> list[float]:
-        x, y = p[0] - 30.0, p[1] - 15.0
-        if mirror:
-            y = -y
-        return [50 + c * x - s * y, 50 + s * x + c * y]
-
+    """The scene turned by ``ang`` and mirrored (h40k.turned_slot_scene); the walls are cut
+    13" from the slot (going round is longer than any roll)."""
     xm = XW + THICK / 2
-    out["terrain"][0]["points"] = [pt([xm, 15 - H - 13]), pt([xm, 15 - H])]
-    out["terrain"][1]["points"] = [pt([xm, 15 + H]), pt([xm, 15 + H + 13])]
-    for u in out["units"]:
-        for m in u["models"]:
-            m["at"] = pt(m["at"])
-            if "facing" in m:
-                m["facing"] = (-m["facing"] if mirror else m["facing"]) + ang
-    return out
+    return turned_slot_scene(data, ang, mirror, [(xm, 15 - H - 13, 15 - H), (xm, 15 + H, 15 + H + 13)], None)
 
 
 @settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import pytest
+from h40k import turned_slot_scene
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -163,30 +164,10 @@ def test_no_start_turn_whose_sweep_enters_the_wall() -> None:
 
 
 def _transform(data: dict[str, Any], ang: float, mirror: bool) -> dict[str, Any]:
-    """The scene turned by ``ang`` degrees about (30, 15) onto a 100" board centred at
-    (50, 50), mirrored across the slot's axis first. The walls are cut 8" from the slot
-    (going round them is longer than any 3" move)."""
-    out = copy.deepcopy(data)
-    out["board"] = {"width": 100, "depth": 100}
-    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
-
-    def pt(p: list[float]) -> list[float]:
-        x, y = p[0] - 30.0, p[1] - 15.0
-        if mirror:
-            y = -y
-        return [50 + c * x - s * y, 50 + s * x + c * y]
-
-    def fac(f: float) -> float:
-        return (-f if mirror else f) + ang
-
+    """The scene turned by ``ang`` degrees and mirrored (h40k.turned_slot_scene). The walls
+    are cut 8" from the slot (going round them is longer than any 3" move)."""
     g = SLOT / 2
-    out["terrain"][0]["points"] = [pt([30, 15 - g - 8]), pt([30, 15 - g])]
-    out["terrain"][1]["points"] = [pt([30, 15 + g]), pt([30, 15 + g + 8])]
-    for u in out["units"]:
-        for m in u["models"]:
-            m["at"] = pt(m["at"])
-            m["facing"] = fac(m.get("facing", 0.0))
-    return out
+    return turned_slot_scene(data, ang, mirror, [(30, 15 - g - 8, 15 - g), (30, 15 + g, 15 + g + 8)], 0.0)
 
 
 @SETTINGS
