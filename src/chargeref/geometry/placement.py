@@ -397,6 +397,18 @@ MAX_EVALS = 20000
 ISOLATION_STATS = {"capped": 0}
 
 
+def _drop_jumps(a: np.ndarray, b: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                ex: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The sample intervals [a, b] (values fa, fb) less the narrow ones that straddle a
+    corner in ``ex``, where f may jump: those are never judged across the jump."""
+    if not len(ex):
+        return a, b, fa, fb
+    jump = np.zeros(len(a), dtype=bool)
+    for c in ex:
+        jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
+    return a[~jump], b[~jump], fa[~jump], fb[~jump]
+
+
 def lipschitz_roots(
     f: Callable[[np.ndarray], np.ndarray],
     extra: list[float],
@@ -445,11 +457,7 @@ def lipschitz_roots(
     evals = len(th)
     out = th[np.flatnonzero(v[:-1] == 0.0)].tolist()
     a, b, fa, fb = th[:-1], th[1:], v[:-1], v[1:]
-    if len(ex):
-        jump = np.zeros(len(a), dtype=bool)
-        for c in ex:
-            jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
-        a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
+    a, b, fa, fb = _drop_jumps(a, b, fa, fb, ex)
     lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
     return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES)
 
@@ -582,11 +590,7 @@ def segment_roots(
     v = np.asarray(h(t), dtype=float)
     out = t[np.flatnonzero(v == 0.0)].tolist()
     a, b, fa, fb = t[:-1], t[1:], v[:-1], v[1:]
-    if len(ex):
-        jump = np.zeros(len(a), dtype=bool)
-        for c in ex:
-            jump |= (a < c) & (c < b) & (b - a <= 3 * CORNER_EPS)
-        a, b, fa, fb = a[~jump], b[~jump], fa[~jump], fb[~jump]
+    a, b, fa, fb = _drop_jumps(a, b, fa, fb, ex)
     lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
     got = _isolate(h, a, b, fa, fb, max(lip, 1e-300), len(t), out, touch, lo, 1.0 / 512)
     if got is None:
