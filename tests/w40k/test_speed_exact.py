@@ -522,3 +522,183 @@ def test_kept_closer_flags_are_the_fresh_test() -> None:
     prob.start_dist = prob.start_dist + 0.5  # replaced: measured again
     assert all(np.array_equal(prob.closer(m), fresh(m)) for m in prob.models)
     assert not all(np.array_equal(prob.closer(m)[: len(before[m.id])], before[m.id]) for m in prob.models)
+
+
+# ------------------------------------------------------------------ round 6
+
+
+def _block_unit(uid: str, player: int, x0: float, y0: float, n: int, per_row: int, base: dict | None = None) -> dict:
+    return {"id": uid, "player": player, "keywords": ["INFANTRY"],
+            "models": [{"id": f"{uid}{i + 1}", "at": [x0 + (i % per_row) * 1.5, y0 + (i // per_row) * 1.5],
+                        "base": base or {"round": 32}} for i in range(n)]}
+
+
+def _open_scenario() -> dict:
+    """Ten models charging ten in the open (the benchmark's open 10 v 10)."""
+    return {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "terrain": [],
+            "units": [_block_unit("A", 1, 22, 10, 10, 5), _block_unit("B", 2, 22.5, 19.5, 10, 5)]}
+
+
+def _oval_scenario() -> dict:
+    """Five round bases charging one turned oval (the benchmark's oval target)."""
+    mon = {"id": "M", "player": 2, "keywords": ["MONSTER"],
+           "models": [{"id": "M1", "at": [30, 22], "base": {"oval": [170, 109]}, "facing": 30}]}
+    return {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "terrain": [],
+            "units": [_block_unit("A", 1, 25, 10, 5, 5), mon]}
+
+
+class _CountingMemo(dict):
+    """A grow memo that counts its hits."""
+
+    hits = 0
+
+    def get(self, key, default=None):  # noqa: ANN001, ANN201
+        hit = super().get(key, default)
+        if hit is not None:
+            type(self).hits += 1
+        return hit
+
+
+class _NoMemo(dict):
+    """A grow memo that never answers: every growth is built afresh."""
+
+    def get(self, key, default=None):  # noqa: ANN001, ANN201
+        return default
+
+
+def _charge_state(data: dict, targets: tuple[str, ...], roll: float, memo: dict) -> tuple:
+    """needed_on, then the final placement, with the given grow memo; returns what the
+    ruling is made of and every bank and cost array the searches left."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.world import build_world
+
+    system = find_system("40k")
+    req = ChargeRequest(charger="A", targets=targets, roll=int(roll))
+    world = build_world(scenario_from_data(data))
+    prob = system._problem(world, req)
+    bare = system.open_field(world, req, prob.cap)
+    for p in (prob, bare):
+        if p is not None:
+            p.__dict__["_grow_memo"] = type(memo)()
+    need, _ = system.needed_on(prob, bare)
+    pl, how = system.solve_any(prob, bare, roll, last=True)
+    banks = []
+    for p in (prob, bare):
+        if p is None:
+            continue
+        for key in sorted(p.banks, key=repr):
+            b = p.banks[key]
+            banks.append(tuple(np.array(getattr(b, f)) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
+        for m in p.models:
+            banks.append((np.array(p.costs[m.id]), np.array(p.exact[m.id]), np.array(p.pending[m.id])))
+    where = None if pl is None else {mid: pl.pos[mid].tobytes() for mid in pl.order}
+    return need, how, where, banks
+
+
+@pytest.mark.parametrize("case", ["open", "oval", "walls"])
+def test_grow_memo_appends_the_rows_built_afresh(case: str) -> None:
+    """A search that places the same models at the same spots in the same order as an
+    earlier one appends the rows grow built then (ChargeProblem.grow's memo): the
+    banks, the costs and the ruling are those of building every growth afresh, bit for
+    bit, and the memo is really used on the open and oval charges."""
+    data, targets, roll = {
+        "open": (_open_scenario(), ("B",), 9.0),
+        "oval": (_oval_scenario(), ("M",), 8.0),
+        "walls": (_walls_scenario(0.0), ("B", "C"), 12.0),
+    }[case]
+    _CountingMemo.hits = 0
+    kept = _charge_state(data, targets, roll, _CountingMemo())
+    fresh = _charge_state(data, targets, roll, _NoMemo())
+    assert kept[:3] == fresh[:3]
+    assert len(kept[3]) == len(fresh[3])
+    for a, b in zip(kept[3], fresh[3], strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    if case != "walls":
+        assert _CountingMemo.hits > 0
+
+
+def _plain_start_dist(prob) -> np.ndarray:  # noqa: ANN001
+    """The start distances as the loop over every (model, target model) pair gives them."""
+    from chargeref.systems.w40k.solver import sd_many
+
+    out = np.full((len(prob.models), len(prob.targets)), np.inf)
+    for i, m in enumerate(prob.models):
+        for j, tl in enumerate(prob.tmodels):
+            for t in tl:
+                out[i, j] = min(out[i, j], max(0.0, float(sd_many(m.fp, m.xy[None], t.fp)[0])))
+    return out
+
+
+@pytest.mark.parametrize("gap", [0.0, 1.0, 1.0 + 1e-3])
+def test_start_distances_at_once_are_the_pair_loop(gap: float) -> None:
+    """For round bases the start distances to each target unit are computed in one
+    matrix: the same numbers as the pair loop, also for models that start touching a
+    target (the distance clamps to 0) and 1" / 1.001" apart (a target unit's
+    nearest model decides)."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.world import build_world
+
+    system = find_system("40k")
+    # B's front rank stands ``gap`` from A's (32 mm bases, 1.26" apart centre to centre)
+    data = {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "terrain": [],
+            "units": [_block_unit("A", 1, 22, 10, 10, 5), _block_unit("B", 2, 22, 11.5 + 32 / 25.4 + gap, 5, 5),
+                      _block_unit("C", 2, 40, 20, 3, 3)]}
+    world = build_world(scenario_from_data(data))
+    prob = system._problem(world, ChargeRequest(charger="A", targets=("B", "C"), roll=12))
+    assert prob._all_disc
+    want = _plain_start_dist(prob)
+    assert np.array_equal(prob.start_dist, want)
+    assert want[:, 0].min() == pytest.approx(max(gap, 0.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("case", ["walls", "barricade 1\"", "barricade 1.0001\""])
+def test_engaged_by_at_once_is_the_pair_loop(case: str) -> None:
+    """engaged_by for round bases with a feature to fight across: the matrix of
+    engagement-range pairs, then the across-a-feature test of the pairs within 2",
+    gives the verdicts of the loop over every (model, target model) pair, for every
+    placement the search found and every model left out, and for placements moved
+    so that models touch the feature (barricade targets at 1" of it and a hair beyond)."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.solver import Placement
+    from chargeref.systems.w40k.world import build_world
+
+    system = find_system("40k")
+    data, targets = {
+        "walls": (_walls_scenario(0.0), ("B", "C")),
+        "barricade 1\"": (_barricade_scenario(0.37), ("B",)),
+        "barricade 1.0001\"": (_barricade_scenario(0.3701), ("B",)),
+    }[case]
+    world = build_world(scenario_from_data(data))
+    prob = system._problem(world, ChargeRequest(charger="A", targets=targets, roll=12))
+    assert prob.across and prob._all_disc
+    prob.solve(12.0, improve=False)
+    prob.solve(12.0, improve=False, tokens=True)
+    placements = list(prob._found[False]) + list(prob._found[True])
+    assert placements
+    rng = np.random.default_rng(5)
+    # everybody at their start spot but one model, which stands on a bank spot: touching
+    # a feature face near a target, or anywhere (with and without a token)
+    m0 = prob.models[0]
+    b = prob.banks[prob.keys[m0.id]]
+    touching = np.flatnonzero(b.tok.any(axis=1) | b.bar.any(axis=1))
+    assert len(touching)
+    spots = np.concatenate([rng.choice(touching, size=min(12, len(touching)), replace=False), rng.choice(len(b.pts), size=12)])
+    for i in spots:
+        pos = {m.id: m.xy.copy() for m in prob.models}
+        pos[m0.id] = b.pts[i]
+        z = {m.id: float(m.z) for m in prob.models}
+        z[m0.id] = float(b.z[i])
+        for via in ({}, {m0.id: "token"}):
+            placements.append(Placement(pos, z, {m.id: 0.0 for m in prob.models}, [m.id for m in prob.models], via=via))
+    seen = set()
+    for pl in placements:
+        for exclude in [None, *(m.id for m in prob.models[:4])]:
+            got = prob.engaged_by(pl, exclude=exclude)
+            prob._all_disc = False
+            try:
+                want = prob.engaged_by(pl, exclude=exclude)
+            finally:
+                prob._all_disc = True
+            assert np.array_equal(got, want)
+            seen.add(tuple(want.tolist()))
+    assert len(seen) > 1  # engaged and not engaged both occur

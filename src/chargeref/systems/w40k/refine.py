@@ -68,9 +68,9 @@ class Refiner:
         r = self.w.rules
         two = 2.0 * r.inch
         out = np.zeros(len(self.targets), dtype=bool)
-        if not self.across and self._all_disc:
-            # perf: round bases and nothing to fight across: one matrix of the same
-            # distances sd_many gives (centre gap less both radii), any model per target
+        if self._all_disc:
+            # perf: round bases: one matrix of the same distances sd_many gives (centre
+            # gap less both radii), any model per target
             ms = [m for m in self.models if m.id != exclude]
             if not ms or not len(self.all_targets):
                 return out
@@ -80,10 +80,19 @@ class Refiner:
             dx = P[:, None, 0] - self._t_pc[None, :, 0]
             dy = P[:, None, 1] - self._t_pc[None, :, 1]
             sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - self._t_pr[None, :]
-            hit = (sd <= r.er + EPS) & ~(np.abs(Z[:, None] - self.t_z[None, :]) > r.er_v)
+            level = ~(np.abs(Z[:, None] - self.t_z[None, :]) > r.er_v)
+            hit = (sd <= r.er + EPS) & level
             cols = hit.any(axis=0)
             for j in range(len(self.targets)):
                 out[j] = bool(cols[self.target_col == j].any())
+            if self.across and not out.all():
+                # a target still unengaged may be engaged across a feature: the pairs
+                # within 2" (the loop below asks the same test of the same pairs; which
+                # pair answers first does not change the verdict)
+                for i, k in zip(*np.nonzero(level & (sd <= two + EPS)), strict=True):
+                    j = int(self.target_col[k])
+                    if not out[j] and self._engages_across(ms[i], P[i], self.all_targets[k], pl):
+                        out[j] = True
             return out
         for m in self.models:
             if m.id == exclude:
@@ -96,17 +105,24 @@ class Refiner:
                 if sd <= r.er + EPS:
                     out[j] = True
                 elif sd <= two + EPS and self.across:
-                    for part, _, kind in self.across:
-                        if kind == "token" and pl.via.get(m.id) != "token":
-                            continue
-                        if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
-                            continue
-                        if abs(float(sd_many(m.fp, p[None], Footprint((part,)))[0])) > EPS:
-                            continue
-                        if np.any(_segments_cross(t.xy, p[None], part.V, np.roll(part.V, -1, axis=0))):
-                            out[j] = True
-                            break
+                    out[j] = self._engages_across(m, p, t, pl)
         return out
+
+    def _engages_across(self, m: Model, p: np.ndarray, t: Model, pl: Placement) -> bool:
+        """Does m at p, within 2" of target model t, engage it across a feature: touching
+        a barricade part with t within 1" of it, or (a token model) touching a ruin wall
+        part, with t on the feature's far side (the line between them crosses it)?"""
+        r = self.w.rules
+        for part, _, kind in self.across:
+            if kind == "token" and pl.via.get(m.id) != "token":
+                continue
+            if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
+                continue
+            if abs(float(sd_many(m.fp, p[None], Footprint((part,)))[0])) > EPS:
+                continue
+            if np.any(_segments_cross(t.xy, p[None], part.V, np.roll(part.V, -1, axis=0))):
+                return True
+        return False
 
     def unit_ok(self, pl: Placement) -> bool:
         return bool(self.engaged_by(pl).all()) and coherent(self.models, pl, self.w.rules, self.two)

@@ -149,10 +149,25 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         self._prep_others()
         # start distances to each target unit (for "ends closer")
         self.start_dist = np.full((len(self.models), len(self.targets)), np.inf)
-        for i, m in enumerate(self.models):
-            for j, tl in enumerate(self.tmodels):
-                for t in tl:
-                    self.start_dist[i, j] = min(self.start_dist[i, j], max(0.0, float(sd_many(m.fp, m.xy[None], t.fp)[0])))
+        if self._all_disc and self.models and self.all_targets:
+            # perf: every (model, target model) pair at once, with sd_many's closed form
+            # for two discs (centre gap less both radii) and max(0, .) as np.where; the
+            # least over a target unit's models is the same number in any order
+            S = np.array([m.xy for m in self.models], dtype=float).reshape(-1, 2)
+            dx = S[:, None, 0] - self._t_pc[None, :, 0]
+            dy = S[:, None, 1] - self._t_pc[None, :, 1]
+            rm = np.array([m.fp.parts[0].r for m in self.models])
+            sd = np.sqrt(dx * dx + dy * dy) - rm[:, None] - self._t_pr[None, :]
+            sd = np.where(sd > 0.0, sd, 0.0)
+            for j in range(len(self.targets)):
+                cols = self.target_col == j
+                if cols.any():
+                    self.start_dist[:, j] = sd[:, cols].min(axis=1)
+        else:
+            for i, m in enumerate(self.models):
+                for j, tl in enumerate(self.tmodels):
+                    for t in tl:
+                        self.start_dist[i, j] = min(self.start_dist[i, j], max(0.0, float(sd_many(m.fp, m.xy[None], t.fp)[0])))
         self.keys = {m.id: shape_key(m) for m in self.models}
         self.rep: dict[tuple, Model] = {}
         for m in self.models:
@@ -369,19 +384,30 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
 
     def grow(self, around: list[tuple[Model, np.ndarray]], placed: list[tuple[Model, np.ndarray]] | None = None) -> None:
         """Add constructed spots round newly placed models to every bank."""
+        if not around:
+            return
+        # perf, exact: the new rows depend only on the base shape, the models placed
+        # (which, where, in which order) and the problem's fixed terrain, units and
+        # targets, so a search that places the same models at the same spots in the
+        # same order as an earlier one (the probes of ``needed`` and the final
+        # placement often start alike) appends the very rows it built then
+        memo: dict[tuple, Bank] = self.__dict__.setdefault("_grow_memo", {})
+        state = (
+            tuple((q.id, np.asarray(p, dtype=float).tobytes()) for q, p in around),
+            tuple((o.id, np.asarray(p, dtype=float).tobytes()) for o, p in (placed or [])),
+        )
         for key, rep in self.rep.items():
             budget.check()
-            new = [self._spots_around(rep, q, p, placed or []) for q, p in around]
-            if not new:
-                continue
-            pts = np.vstack(new)
+            nb = memo.get((key, state))
+            if nb is None:
+                pts = np.vstack([self._spots_around(rep, q, p, placed or []) for q, p in around])
+                # perf, exact: spots where the base does not fit are left out. Every
+                # reader of a bank's spots asks ``ok`` first (the search's usable spots,
+                # the reachability test, the candidate costs of ``needed``, ``cands``),
+                # and a bank's rows are independent of each other, so the kept spots
+                # keep their order and every value: the same spot wins every choice.
+                nb = memo[(key, state)] = self._bank(rep, pts, drop=True)
             b = self.banks[key]
-            # perf, exact: spots where the base does not fit are left out. Every reader
-            # of a bank's spots asks ``ok`` first (the search's usable spots, the
-            # reachability test, the candidate costs of ``needed``, ``cands``), and a
-            # bank's rows are independent of each other, so the kept spots keep their
-            # order and every value: the same spot wins every choice.
-            nb = self._bank(rep, pts, drop=True)
             start = len(b.pts)
             self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
             # every model of the shape gets costs (later orders of play may use them)
