@@ -702,3 +702,62 @@ def test_engaged_by_at_once_is_the_pair_loop(case: str) -> None:
             assert np.array_equal(got, want)
             seen.add(tuple(want.tolist()))
     assert len(seen) > 1  # engaged and not engaged both occur
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(seed=st.integers(0, 10_000), parts=st.integers(1, 3))
+@example(seed=0, parts=1)
+@example(seed=1, parts=2)
+def test_sd_many_round_base_against_polygons_is_the_general_path(seed: int, parts: int) -> None:
+    """sd_many's shortcut for a round base against polygon parts gives the bits of
+    footprint_translations_sd: centres inside, touching (a radius from an edge and from
+    a corner) and apart, with the base's footprint centre off its disc's centre."""
+    from chargeref.geometry.bases import wall_footprint
+    from chargeref.geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
+    from chargeref.systems.w40k.solver_base import sd_many
+
+    rng = np.random.default_rng(seed)
+    polys = []
+    for _ in range(parts):
+        a = rng.uniform(0, 10, 2)
+        polys.extend(wall_footprint([tuple(a), tuple(a + rng.uniform(-4, 4, 2))], float(rng.uniform(0.1, 1.0))).parts)
+    other = Footprint(tuple(polys))
+    assert all(type(p) is ConvexPolygon for p in other.parts)
+    r = float(rng.uniform(0.3, 1.2))
+    c = tuple(rng.uniform(-1, 1, 2))
+    mover = Footprint((Disc(c, r),), origin=(c[0] + 1e-3, c[1]))
+    V = polys[0].V
+    e = V[1] - V[0]
+    n = np.array([e[1], -e[0]]) / np.hypot(*e)  # outward for a counter-clockwise polygon
+    u = (V[0] - polys[0].center) / np.hypot(*(V[0] - polys[0].center))
+    shift = mover.center - np.asarray(c)  # a spot names the footprint centre, not the disc's
+    touch = np.vstack([(V[0] + V[1]) / 2 + n * r, V[0] + u * r]) + shift
+    pts = np.vstack([rng.uniform(-2, 12, (40, 2)), polys[0].center, touch, touch + 1e-3 * np.vstack([n, u])])
+    want = footprint_translations_sd(mover, other, pts - mover.center)
+    got = sd_many(mover, pts, other)
+    assert np.array_equal(got, want)
+    assert (got < 0).any() and (got > 0).any()
+    if parts == 1:
+        assert np.abs(got[-4:-2]).max() < 1e-9  # touching a face and a corner
+        assert np.allclose(got[-2:], 1e-3, atol=1e-9)  # 1e-3 beyond
+
+
+def test_face_spots_table_kept_across_calls() -> None:
+    """face_spots keeps each (polygon, base) pair's edge and corner table: later calls on
+    the same pair, with other feet and circles, give the rows of the loop written out
+    (and a second base on the same polygon gets its own table)."""
+    from chargeref.geometry.shapes import ConvexPolygon, Disc, Footprint
+    from chargeref.systems.w40k.solver_base import face_spots
+
+    rng = np.random.default_rng(11)
+    poly = ConvexPolygon(((0.0, 0.0), (4.0, 0.0), (4.0, 0.2), (0.0, 0.2)))
+    movers = [Footprint((Disc((0.0, -3.0), 0.63),)), Footprint((Disc((0.0, -3.0), 1.0),)),
+              Footprint((ConvexPolygon(((-0.5, -3.5), (0.5, -3.5), (0.5, -2.5), (-0.5, -2.5))),))]
+    for _ in range(4):
+        for mover in movers:
+            CC = rng.uniform(-3, 7, (6, 2))
+            CR = rng.uniform(0.1, 4.0, 6)
+            toward = rng.uniform(-3, 7, (2, 2))
+            got = face_spots(mover, poly, toward, (CC, CR))
+            want = _plain_face_spots(mover, poly, toward, (CC, CR))
+            assert got.shape == want.shape and np.array_equal(got, want)

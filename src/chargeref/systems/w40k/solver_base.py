@@ -6,12 +6,19 @@ bounded blocks, and the coherency tests (one connected group, the edition-11 spr
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
 
-from ...geometry.shapes import ConvexPolygon, Disc, Footprint, footprint_translations_sd
+from ...geometry.shapes import (
+    ConvexPolygon,
+    Disc,
+    Footprint,
+    footprint_translations_sd,
+    polygon_point_signed_distance,
+)
 from .world import Model
 
 #: internal slack: our spots sit at most this far on the generous side of a threshold,
@@ -67,6 +74,17 @@ def sd_many(mover: Footprint, pts: np.ndarray, other: Footprint) -> np.ndarray:
         # its per-call overhead (this runs tens of thousands of times per ruling)
         d = pts - o.center
         return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) - r - o.radius
+    if mover.is_disc and all(type(p) is ConvexPolygon for p in other.parts):
+        # perf: a round base against polygons (ruin walls, barricades, terrain): the
+        # arithmetic footprint_translations_sd does for a disc and polygon parts,
+        # without its dispatch: the centres are moved to the offsets and back (the same
+        # rounding), each part's exact point distance less the radius, least over parts
+        disc = mover.parts[0]
+        q = (pts - mover.center) + disc.center
+        out = np.full(len(q), np.inf)
+        for part in other.parts:
+            out = np.minimum(out, np.minimum(np.inf, polygon_point_signed_distance(part.V, q)) - disc.r)
+        return out
     return footprint_translations_sd(mover, other, pts - mover.center)
 
 
@@ -80,6 +98,48 @@ def offset_spots(mover: Footprint, target: Footprint, d: float, U: np.ndarray) -
         for mp in mover.parts:
             out.append(tp.support(U) - (mp.support(-U) - c) + d * U)
     return np.vstack(out)
+
+
+def _face_table(mover: Footprint, poly: ConvexPolygon) -> tuple[list, list]:
+    """What face_spots needs of a (polygon, base) pair that depends on nothing else:
+    per edge (in order) and per part of the base, the contact locus's start ``a0`` and
+    direction ``e`` with ``e @ e``; per corner of a round base, the corner and its
+    normal cone (start angle and span). perf: kept per pair (terrain does not move,
+    and the search asks about the same faces for every placed model); each value is
+    the one face_spots computed inline before, by the same expressions."""
+    per_poly = _FACE_TABLES.get(poly)
+    if per_poly is None:
+        per_poly = _FACE_TABLES[poly] = {}
+    hit = per_poly.get(id(mover))
+    if hit is not None:
+        return hit[1]
+    c = mover.center
+    V = poly.V
+    edges = []
+    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
+        e = b - a
+        L2 = float(e @ e)
+        if L2 == 0:
+            continue
+        n = np.array([e[1], -e[0]]) / math.sqrt(L2)  # outward for a counter-clockwise polygon
+        # the mover's support point in -n sits on the edge point
+        for o in np.vstack([mp.support(-n[None]) - c for mp in mover.parts]):
+            edges.append((a - o, e, L2))
+    corners = []
+    if mover.is_disc:
+        nv = len(V)
+        for k in range(nv):
+            ein, eout = V[k] - V[k - 1], V[(k + 1) % nv] - V[k]
+            lo = math.atan2(-ein[0], ein[1])
+            span = (math.atan2(-eout[0], eout[1]) - lo) % (2 * math.pi)
+            corners.append((V[k], lo, span))
+    table = (edges, corners)
+    per_poly[id(mover)] = (mover, table)  # (the entry holds the base, so its id stays its own)
+    return table
+
+
+#: face_spots' tables, per polygon (forgotten with it) and base
+_FACE_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def face_spots(
@@ -96,8 +156,7 @@ def face_spots(
     round a start, packing and coherency circles round other models. For a round mover
     the locus also has an arc of its radius round each corner of the face; its
     crossings with the circles are added too (where a circle leaves the flat part)."""
-    c = mover.center
-    V = poly.V
+    edges, corners = _face_table(mover, poly)
     toward = np.atleast_2d(np.asarray(toward, dtype=float)).reshape(-1, 2)
     if circles is not None:
         CC = np.asarray(circles[0], dtype=float).reshape(-1, 2)
@@ -105,39 +164,27 @@ def face_spots(
     else:
         CC, CR = np.zeros((0, 2)), np.zeros(0)
     out = []
-    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True):
-        e = b - a
-        L2 = float(e @ e)
-        if L2 == 0:
-            continue
-        n = np.array([e[1], -e[0]]) / math.sqrt(L2)  # outward for a counter-clockwise polygon
-        # the mover's support point in -n sits on the edge point
-        for o in np.vstack([mp.support(-n[None]) - c for mp in mover.parts]):
-            a0 = a - o
-            ts = [0.0, 1.0]
-            ts.extend(np.clip((toward - a0) @ e / L2, 0.0, 1.0))
-            if len(CR):
-                # |a0 + t e - C| = R: a quadratic in t, both roots, kept on the edge
-                w = a0[None, :] - CC
-                B = w @ e / L2
-                Cq = (np.einsum("ij,ij->i", w, w) - CR * CR) / L2
-                disc = B * B - Cq
-                ok = disc >= 0
-                sq = np.sqrt(np.where(ok, disc, 0.0))
-                roots = np.concatenate([(-B - sq)[ok], (-B + sq)[ok]])
-                # the roots on the edge (a hair either side), in order, clamped to it
-                # (+ 0.0: a root of -0.0 clamps to +0.0, as max(0.0, t) gives)
-                ts.extend(np.clip(roots[(roots >= -1e-12) & (roots <= 1 + 1e-12)], 0.0, 1.0) + 0.0)
-            out.append(a0 + np.asarray(ts)[:, None] * e)
-    if mover.is_disc and len(CR):
+    for a0, e, L2 in edges:
+        ts = [0.0, 1.0]
+        ts.extend(np.clip((toward - a0) @ e / L2, 0.0, 1.0))
+        if len(CR):
+            # |a0 + t e - C| = R: a quadratic in t, both roots, kept on the edge
+            w = a0[None, :] - CC
+            B = w @ e / L2
+            Cq = (np.einsum("ij,ij->i", w, w) - CR * CR) / L2
+            disc = B * B - Cq
+            ok = disc >= 0
+            sq = np.sqrt(np.where(ok, disc, 0.0))
+            roots = np.concatenate([(-B - sq)[ok], (-B + sq)[ok]])
+            # the roots on the edge (a hair either side), in order, clamped to it
+            # (+ 0.0: a root of -0.0 clamps to +0.0, as max(0.0, t) gives)
+            ts.extend(np.clip(roots[(roots >= -1e-12) & (roots <= 1 + 1e-12)], 0.0, 1.0) + 0.0)
+        out.append(a0 + np.asarray(ts)[:, None] * e)
+    if corners and len(CR):
         # corner arcs of a round mover: circle crossings inside each corner's normal cone
         rm = float(mover.parts[0].radius)
-        nv = len(V)
-        for k in range(nv):
-            ein, eout = V[k] - V[k - 1], V[(k + 1) % nv] - V[k]
-            lo = math.atan2(-ein[0], ein[1])
-            span = (math.atan2(-eout[0], eout[1]) - lo) % (2 * math.pi)
-            v = CC - V[k]
+        for Vk, lo, span in corners:
+            v = CC - Vk
             d = np.hypot(v[:, 0], v[:, 1])
             ok = (d > 0) & (d <= rm + CR) & (d >= np.abs(rm - CR))
             if not ok.any():
@@ -146,7 +193,7 @@ def face_spots(
             half = np.arccos(np.clip((rm * rm + d[ok] ** 2 - CR[ok] ** 2) / (2 * rm * d[ok]), -1.0, 1.0))
             angs = np.concatenate([base + half, base - half])
             for ang in angs[(angs - lo) % (2 * math.pi) <= span]:
-                out.append((V[k] + rm * np.array([math.cos(ang), math.sin(ang)]))[None])
+                out.append((Vk + rm * np.array([math.cos(ang), math.sin(ang)]))[None])
     return np.vstack(out) if out else np.zeros((0, 2))
 
 
