@@ -761,3 +761,28 @@ def test_face_spots_table_kept_across_calls() -> None:
             got = face_spots(mover, poly, toward, (CC, CR))
             want = _plain_face_spots(mover, poly, toward, (CC, CR))
             assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", ["open", "oval"])
+def test_same_spots_are_improved_once(case: str, monkeypatch) -> None:  # noqa: ANN001
+    """solve(improve=True) improves a placement whose models stand where an earlier
+    one's do only once (solver._where_key): the final placement is the one found when
+    every placement of the pool is improved, and the shortcut is really taken."""
+    from chargeref.systems.w40k import solver
+
+    data, targets, roll = {"open": (_open_scenario(), ("B",), 9.0), "oval": (_oval_scenario(), ("M",), 8.0)}[case]
+    calls = []
+    real = solver.ChargeProblem._improve
+
+    def counted(self, pl, R, tokens=False):  # noqa: ANN001, ANN202
+        calls.append(pl)
+        return real(self, pl, R, tokens)
+
+    monkeypatch.setattr(solver.ChargeProblem, "_improve", counted)
+    got = _charge_state(data, targets, roll, _CountingMemo())
+    once = len(calls)
+    calls.clear()
+    monkeypatch.setattr(solver, "_where_key", lambda p: object())  # every placement is new
+    want = _charge_state(data, targets, roll, _CountingMemo())
+    assert got[:3] == want[:3]
+    assert once < len(calls)
