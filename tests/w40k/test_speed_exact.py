@@ -786,3 +786,32 @@ def test_same_spots_are_improved_once(case: str, monkeypatch) -> None:  # noqa: 
     want = _charge_state(data, targets, roll, _CountingMemo())
     assert got[:3] == want[:3]
     assert once < len(calls)
+
+
+@pytest.mark.parametrize("levels", ["ground", "spots up", "model up", "-0.0"])
+def test_mark_against_is_the_height_tested_update(levels: str) -> None:
+    """mark_against skips the height tests when the model and every spot stand on the
+    ground: the overlap flags and link counts are those of the tested update, also at
+    the thresholds (a spot EPS inside, exactly at the coherency distance and a hair
+    beyond, on the level limits)."""
+    from chargeref.systems.w40k.solver_base import EPS, mark_against
+
+    coh, coh_v = 2.0, 5.0
+    sd = np.array([-1.0, -EPS, -EPS * (1 + 1e-9), 0.0, coh, np.nextafter(coh, 3.0), 3.0, -0.5, 1.0])
+    z = np.zeros(len(sd))
+    zq = 0.0
+    if levels == "spots up":
+        z = np.array([0.0, 0.0, 1e-9, 2e-9, 0.0, 0.0, 0.0, 5.0, 5.0 + 1e-9])
+    elif levels == "model up":
+        zq = 1e-9
+    elif levels == "-0.0":
+        zq = -0.0
+    ov = np.zeros(len(sd), dtype=bool)
+    ln = np.array([0, 1, 2, 0, 1, 0, 0, 1, 1])
+    ov_want, ln_want = ov.copy(), ln.copy()
+    dz = np.abs(z - zq)
+    ov_want |= (sd < -EPS) & (dz <= 1e-9)
+    ln_want += ((sd <= coh) & (dz <= coh_v)).astype(int)
+    mark_against(ov, ln, sd, z, zq, coh, coh_v)
+    assert np.array_equal(ov, ov_want) and np.array_equal(ln, ln_want) and ln.dtype == ln_want.dtype
+    assert ov.any() and not ov.all()

@@ -69,6 +69,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     coherent,
     face_spots,
     furthest,
+    mark_against,
     offset_spots,
     pair_norm,
     sd_many,
@@ -305,8 +306,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 touch = np.abs(sd_many(m.fp, pts, Footprint((part,)))) <= EPS
             if not touch.any():
                 continue
-            V = part.V
-            A, B = V, np.roll(V, -1, axis=0)
+            A, B = self._edges_of(part)
             tgt = tok if kind == "token" else bar
             if m.fp.is_disc and self.t_disc.all():
                 # perf: every (touching spot, target model) pair at once, with the
@@ -336,6 +336,15 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 across = np.any(_segments_cross(t.xy, pts[idx], A, B), axis=1)
                 tgt[idx[across], j] = True
         return Bank(pts, z, ok, contact, er, dist, tok, bar)
+
+    def _edges_of(self, part: ConvexPolygon) -> tuple[np.ndarray, np.ndarray]:
+        """A feature part's edges: their starts (the vertices) and ends (the vertices
+        rolled by one), kept per part (perf: np.roll is the same copy every time)."""
+        memo = self.__dict__.setdefault("_edges_memo", {})
+        hit = memo.get(id(part))
+        if hit is None:
+            hit = memo[id(part)] = (part, part.V, np.roll(part.V, -1, axis=0))
+        return hit[1], hit[2]
 
     def _near_barricade(self, part: ConvexPolygon) -> np.ndarray:
         """For each target model: is it within engagement range of this barricade
@@ -719,10 +728,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                     links[k] = np.concatenate([links[k], nl])
                 # every spot against the newly placed model
                 rep = self.rep[k]
-                sd = self._sd_at(rep, bb.pts, pm, pos[mid])
-                dz = np.abs(bb.z - zz[mid])
-                overlap[k] |= (sd < -EPS) & (dz <= 1e-9)
-                links[k] += ((sd <= r.coh) & (dz <= r.coh_v)).astype(int)
+                mark_against(overlap[k], links[k], self._sd_at(rep, bb.pts, pm, pos[mid]), bb.z, zz[mid], r.coh, r.coh_v)
             # perf: the models that are still to place, grouped by shape and by how many
             # spots they have already judged, get their new spots judged at once
             todo: dict[tuple, list[Model]] = {}

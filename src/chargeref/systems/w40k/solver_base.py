@@ -238,6 +238,24 @@ def _segments_cross_from(S: np.ndarray, P: np.ndarray, A: np.ndarray, B: np.ndar
     return (o1 * o2 < 0) & (o3 * o4 < 0)
 
 
+def mark_against(overlap: np.ndarray, links: np.ndarray, sd: np.ndarray, z: np.ndarray, zq: float, coh: float,
+                 coh_v: float) -> None:
+    """In place, for spots at distance ``sd`` from a newly placed model and at levels
+    ``z`` (the model at level ``zq``): a spot overlaps the model when it is more than
+    EPS inside it on the same level, and gains a coherency link when it is within
+    ``coh`` and ``coh_v`` of it.
+
+    perf, exact: when the model and every spot stand on the ground (level 0) no height
+    differs, so both height tests hold everywhere and are not made."""
+    if zq == 0.0 and coh_v >= 0.0 and not z.any():
+        overlap |= sd < -EPS
+        links += sd <= coh
+        return
+    dz = np.abs(z - zq)
+    overlap |= (sd < -EPS) & (dz <= 1e-9)
+    links += ((sd <= coh) & (dz <= coh_v)).astype(int)
+
+
 class Growing:
     """A 1-D array that grows at its end, in a buffer that doubles when full (perf:
     appending does not copy what is already there). ``a`` is the filled part."""
