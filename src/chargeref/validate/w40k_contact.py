@@ -358,8 +358,23 @@ def _reach_spots(ctx: Ctx, s: Placed, mover: Footprint, t: Placed) -> np.ndarray
     lines = [] if box is None else [(0, float(box[0]) - TOL), (0, float(box[1]) + TOL),
                                     (1, float(box[2]) - TOL), (1, float(box[3]) + TOL)]
     walls = [(b.footprint, b.cost is not None and b.cost > 0) for b in fld.planner.barriers]  # type: ignore[attr-defined]
+    # a spot whose base enters a feature charged to cross is refused by the terrain
+    # test (every such feature is one no model may end in, charged_features_refuse_ends)
+    refused = charged_features_refuse_ends(ctx, ctx.keywords(s.unit))
     return reach_roots(mover, t.fp, 0.0, cost, ctx.budget, limit=float(fld.limit),  # type: ignore[attr-defined]
-                       walls=walls, lines=lines, areas=areas)
+                       walls=walls, lines=lines, areas=areas, charged_ends_refused=refused)
+
+
+def charged_features_refuse_ends(ctx: Ctx, keywords: set[str]) -> bool:
+    """Is every feature whose crossing costs this model something also one it may not
+    end overlapping? (A climb is charged only for features taller than the free climb,
+    and exactly those, with ruin walls, free walls and barricades, are refused as end
+    spots; ``reach_roots`` relies on it to leave the inside of charged terrain out.)"""
+    for f in ctx.features:
+        c = _crossing_cost(ctx, f, keywords)
+        if c is not None and c > 0 and not _blocks_ending(ctx, f):
+            return False
+    return True
 
 
 def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:
