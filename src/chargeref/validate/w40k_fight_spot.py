@@ -1,0 +1,140 @@
+"""Constructed candidate spots for the fight phase's "normal legal position" search
+(``w40k_fight.legal_spot``, the WTC walls token duty in pile-in and consolidation).
+
+A normal legal position for a model, reached by a straight fight move from its start
+``s``, is a centre where every one of these holds (``w40k_fight.legal_spot`` checks each
+exactly): within engagement range of an enemy model; strictly closer to an enemy model
+that was closest at the start; the straight move within the budget (its length plus the
+terrain it crosses and the height it climbs) and not blocked; on the board; overlapping
+no model and no terrain a model may not end in; on a floor when raised; the unit
+coherent. Each is a region of the plane (an "any of" rule, such as engagement with
+*some* enemy, is a union of regions), and the boundary of each is made of these curves:
+
+* *loci*: the centres at a fixed gap from a footprint (``placement.OffsetCurve``): gap 0
+  and the engagement range round every enemy model, the "closer" gap round every
+  enemy model closest at the start (for each height the spot may stand at, pushed
+  inside by ``STRICT_MARGIN`` because that rule is strict), gap 0 round every other
+  model and every feature a model may not end in, the coherency range (and edition
+  11's 9" spread) round every other model of the unit, the edges of floors, and for a
+  round base the edges of hills grown by TOL (where the ground under the centre, and so
+  the spot's height, changes);
+* *circles* round ``s``: the budget, and the budget less every sum of terrain charges
+  and climbs a straight move can pay within it (where a straight move of that cost
+  ends);
+* *lines*: the four lines that keep the base on the board;
+* *rays* from ``s``: where a straight move starts or stops passing through a model or
+  a feature (``w40k_duty.shadow_lines``: round movers, round, capsule or polygon
+  obstacles).
+
+So the set of legal spots is a union of cells of the arrangement of those curves, and a
+non-empty cell (bounded: it lies within the budget of ``s``) has in its closure either
+a vertex of the arrangement (a crossing of two curves, or the start of a ray) or a
+whole closed curve that no other curve crosses. The candidates built here are exactly
+those points: every pairwise crossing (closed forms for circles, lines and rays,
+``geometry.placement``'s proven root finder along a non-round locus), the point of
+every locus nearest ``s`` and one point of every circle. No spot comes from an angular
+or spatial grid. A candidate is a centre on the closed boundary, so rules that hold
+"within" a distance hold there exactly; the strict ones are met by the margin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import budget as _budget
+from ..geometry.placement import locus_circle_crossings, locus_crossings, locus_nearest
+from ..geometry.shapes import Footprint
+from .w40k_duty import _circle_pairs, _disc, _line_crossings, _near, ray_crossings
+
+
+def charge_sums(charges: Sequence[float], climbs: Sequence[float], budget: float) -> list[float]:
+    """Every cost a straight move can pay on top of its length and still fit the budget:
+    a sum of distinct terrain charges plus at most one climb (each below the budget)."""
+    sums = {0.0}
+    for c in sorted(charges):
+        if c <= 0:
+            continue
+        sums |= {x + c for x in sums if x + c < budget}
+    out = set(sums)
+    for dz in climbs:
+        out |= {x + dz for x in sums if x + dz < budget}
+    return sorted(out)
+
+
+def candidates(
+    mover: Footprint,
+    loci: Sequence[tuple[Footprint, float]],
+    radii: Sequence[float],
+    lines: Sequence[tuple[int, float]],
+    rays: Sequence[tuple[np.ndarray, np.ndarray]],
+) -> np.ndarray:
+    """The vertices of the arrangement described in the module docstring, for ``mover``
+    (the base at its start, same facing; the points are centres for it): every crossing
+    of two loci, of a locus with a circle of ``radii`` round the start, a board line or
+    a ray, of a circle with a line or a ray, of a line with a ray; the point of every
+    locus nearest the start and one point of every circle. Loci that cannot come within
+    the largest radius of the start are left out (no legal spot lies beyond it)."""
+    s = np.asarray(mover.center, dtype=float)
+    far = max(radii) if len(radii) else 0.0
+    mr = mover.radius
+    # a locus lies within |gap| + both enclosing radii of its footprint's centre
+    keep = [(F, k) for F, k in loci
+            if float(math.dist(s, F.center)) - F.radius - mr - abs(k) <= far + 1e-6]
+    out: list[np.ndarray] = []
+    md = _disc(mover)
+    circ = [i for i, (F, k) in enumerate(keep) if md is not None and _disc(F) is not None]
+    if circ:
+        assert md is not None
+        C = np.array([_disc(keep[i][0])[:2] for i in circ])  # type: ignore[index]
+        R = np.array([_disc(keep[i][0])[2] + md[2] + keep[i][1] for i in circ])  # type: ignore[index]
+        ok = R > 0
+        C, R = C[ok], R[ok]
+        p, _ = _circle_pairs(C, R, C, R)
+        out.append(p)
+    cset = set(circ)
+    for i, (F, k) in enumerate(keep):
+        _budget.check()
+        out.append(locus_nearest(mover, F, k, s).reshape(-1, 2))
+        for rho in radii:
+            out.append(locus_circle_crossings(mover, F, k, s, rho).reshape(-1, 2))
+        for axis, value in lines:
+            out.append(_line_crossings(mover, F, k, axis, value).reshape(-1, 2))
+        out.append(ray_crossings(mover, F, k, rays))
+        for j in range(i + 1, len(keep)):
+            G, g = keep[j]
+            if i in cset and j in cset:
+                continue  # built above in one call
+            if G is F or not _near(F, G, mover, k, g):
+                continue
+            out.append(locus_crossings(mover, F, k, G, g).reshape(-1, 2))
+    for rho in radii:
+        if rho <= 0:
+            continue
+        # one point of a circle no other curve crosses
+        out.append((s + np.array([rho, 0.0]))[None])
+        for axis, value in lines:
+            off = value - s[axis]
+            if abs(off) <= rho:
+                h = math.sqrt(max(rho * rho - off * off, 0.0))
+                for sgn in (1.0, -1.0):
+                    q = s.copy()
+                    q[axis] = value
+                    q[1 - axis] += sgn * h
+                    out.append(q[None])
+        for _, u in rays:
+            out.append((s + rho * u)[None])
+    for axis, value in lines:
+        for _, u in rays:
+            if u[axis] != 0.0:
+                t = (value - s[axis]) / u[axis]
+                if t >= 0.0:
+                    out.append((s + t * u)[None])
+    pts = np.vstack([p.reshape(-1, 2) for p in out if len(p)]) if out else np.zeros((0, 2))
+    if len(pts) == 0:
+        return pts
+    pts = pts[np.all(np.isfinite(pts), axis=1)]
+    _, first = np.unique(np.round(pts, 9), axis=0, return_index=True)
+    return pts[np.sort(first)]
