@@ -37,10 +37,10 @@ Rules checked (stable codes):
   edition's chain (9: within 1/2" of a friend within 1/2" of an enemy; 10: base contact
   with a friend in base contact with an enemy).
 
-The legal-position searches are deliberately limited, like the base-contact duty of
-the charge validator: straight moves only, candidate spots on exact rings around enemy
-models sampled every degree, each verified exactly. They can miss a duty; they never
-invent one.
+The legal-position search is limited to straight moves from the start (no curved
+paths, no pivots); among those it is complete up to the tolerance: its candidates are
+the constructed vertices of the arrangement of every rule's boundary
+(``w40k_fight_spot``), each verified exactly. A found spot is a proven duty.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import budget as _budget
+from ..budget import check as _budget_check
 from ..geometry.bases import base_footprint
 from ..geometry.shapes import TOL, Capsule, Convex, ConvexPolygon, Disc, Footprint, signed_distance
 from ..ruling import Ruling
@@ -575,7 +575,7 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     cands, gap_e = cands[keep], gap_e[keep]
     order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
     for i in order:
-        _budget.check()
+        _budget_check()
         q = cands[i]
         xy = (float(q[0]), float(q[1]))
         fp = base0.translated(xy)

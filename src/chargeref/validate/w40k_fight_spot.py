@@ -44,7 +44,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import budget as _budget
+from ..budget import check as _budget_check
 from ..geometry.placement import locus_circle_crossings, locus_crossings, locus_nearest
 from ..geometry.shapes import Footprint
 from .w40k_duty import _circle_pairs, _disc, _line_crossings, _near, ray_crossings
@@ -96,7 +96,7 @@ def candidates(
         out.append(p)
     cset = set(circ)
     for i, (F, k) in enumerate(keep):
-        _budget.check()
+        _budget_check()
         out.append(locus_nearest(mover, F, k, s).reshape(-1, 2))
         for rho in radii:
             out.append(locus_circle_crossings(mover, F, k, s, rho).reshape(-1, 2))
