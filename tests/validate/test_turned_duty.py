@@ -29,11 +29,11 @@ L = A * math.pi / 2  # a quarter turn
 X_T = 34.5 - 16 / MM  # T1's nearest point along the slot's axis
 
 
-def scene(x0: float, wtc: bool = True) -> dict[str, Any]:
+def scene(x0: float, wtc: bool = True, edition: int = 10) -> dict[str, Any]:
     gap = 35 / MM
     return {
         "format": "chargeref/1", "system": "40k", "unit": "in", "board": {"width": 44, "depth": 30},
-        "rules": {"edition": 10, "wtc": wtc},
+        "rules": {"edition": edition, "wtc": wtc} if edition != 11 else {"edition": 11},
         "terrain": [
             {"type": "wall", "id": "W1", "points": [[30, 0], [30, 15 - gap / 2]], "thickness": 4, "height": 5,
              "climbable": False},
@@ -48,12 +48,13 @@ def scene(x0: float, wtc: bool = True) -> dict[str, Any]:
     }
 
 
-def ruling(data: dict[str, Any], x0: float, ang: float, mirror: bool) -> dict[str, Any]:
-    """Turn 90 -> 0 at the start, then east to 1/2" short of base contact with T1."""
+def ruling(data: dict[str, Any], x0: float, ang: float, mirror: bool, short: float = 0.5) -> tuple:
+    """Turn 90 -> 0 at the start, then east to ``short`` inches short of base contact
+    with T1."""
     g = 35 / MM / 2
     walls = [(30, 0 - 0, 15 - g), (30, 15 + g, 30)]
     before = turned_slot_scene(data, ang, mirror, walls, None)
-    end = X_T - A - 0.5
+    end = X_T - A - short
     after_src = {**data, "units": [dict(u) for u in data["units"]]}
     after_src["units"][0] = {**data["units"][0], "flags": ["charged"],
                              "models": [{**data["units"][0]["models"][0], "at": [end, 15.0], "facing": 0.0}]}
@@ -108,3 +109,22 @@ def test_the_witness_names_the_turned_facing() -> None:
     assert w["facing"] == pytest.approx(0.0, abs=1e-9) and w["target"] == "T1"
     # (the scene stands with the slot's centre (30, 15) at (50, 50))
     assert w["spot"][0] == pytest.approx(X_T - A + 20.0, abs=1e-6) and w["spot"][1] == pytest.approx(50.0, abs=1e-6)
+
+
+# edition 11: the within-1" duty (straight level moves) asks the turned base too. The
+# ruling stops 1.5" short of T1 (in its 2" engagement range, not within 1"); the spot
+# 1" from T1 costs (X_T - A - 1 - x0) + L.
+
+EXACT11 = X_T - A - 1.0 + L - 12.0
+
+
+def codes11(x0: float, ang: float = 0.0, mirror: bool = False) -> list[str]:
+    before, r = ruling(scene(x0, edition=11), x0, ang, mirror, short=1.5)
+    got = validate_ruling(scenario_from_data(before), Ruling.model_validate(r))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("ang, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("back, owed", [(0.0, True), (1.1e-6, False), (0.001, False)])
+def test_ed11_within_one_with_the_turned_base(ang: float, mirror: bool, back: float, owed: bool) -> None:
+    assert codes11(EXACT11 - back, ang, mirror) == (["missed_within_one"] if owed else [])

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from . import Violation
 from .w40k import _components, _units_in_er, coherency_problems
 from .w40k_duty import STRICT_MARGIN, _circle_pairs_ij, loci_candidates, reach_roots, sd_to_each
 from .w40k_path import BIG, grown
-from .w40k_pivot import _blockers, _penetrates_any, swept_parts, turn_reach
+from .w40k_pivot import turned_ctx
 from .w40k_state import (
     COH_H,
     COH_V,
@@ -36,7 +35,6 @@ from .w40k_state import (
     _crossing_cost,
     _floor_ok,
     _ground,
-    _on_board,
     within_matrix,
 )
 
@@ -118,44 +116,6 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
                 )
             )
     return out
-
-
-def turned_ctx(ctx: Ctx, mid: str) -> Ctx | None:
-    """For a model whose recorded move turns its base (``ctx.end_facing``, filled by
-    ``w40k_pivot.check_pivots``): the context in which it stands at its start already
-    turned to the facing it ends with, the turn's length (the least turn, times the
-    base's largest centre-to-edge distance, as a pivot is charged) taken off the
-    budget. None when the model was not turned, when the turn alone exceeds the budget,
-    or when turning at its start would sweep through what a pivot may not enter,
-    against the other models where they started or where they ended, or off the board
-    (then the turned base is not asked: a found spot must be one it could really
-    take). The duty's path fields are built afresh for the turned base."""
-    f1 = ctx.end_facing.get(mid)
-    s = ctx.start.get(mid)
-    if f1 is None or s is None or ctx.budget is None or s.model.base.kind == "round":
-        return None
-    f0 = float(s.model.facing)
-    delta = (float(f1) - f0 + 180.0) % 360.0 - 180.0
-    if abs(delta) <= 1e-9:
-        return None
-    b = s.model.base
-    length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
-    if length > ctx.budget + TOL:
-        return None
-    parts = swept_parts(s, s.xy, f0, f0 + delta, ctx.mmpu)
-    er_h = edition_of(ctx.edition).er * ctx.inch
-    ends = {mid2: p for mid2, p in ctx.end.items() if mid2 not in ctx.casualties}
-    for where in (ctx, replace(ctx, start=ends)):
-        hard, er_of = _blockers(where, s, s.z)
-        if any(_penetrates_any(parts, fp) for _, fp in hard):
-            return None
-        if any(_penetrates_any(parts, fp, er_h + 2 * TOL) for _, fp in er_of):
-            return None
-    if not _on_board(Footprint(tuple(parts)), ctx.before):
-        return None
-    m2 = s.model.model_copy(update={"facing": f0 + delta})
-    s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
-    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={})
 
 
 def _cleared_in_bulk(ctx: Ctx, owing: list[Placed], mine: list[Placed], target_models: list[Placed]) -> set[str]:
