@@ -570,6 +570,8 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
         return None
     gap_e = sd_to_each(base0, cands, [e.fp for e in enemies], er_h + 1.0)
     keep = (gap_e <= er_h + TOL).any(axis=1)
+    # closer: the 3D gap is at least the horizontal one, which must be below d0 - TOL
+    keep &= (sd_to_each(base0, cands, [f.fp for f in nearest], d0) < d0 - TOL).any(axis=1)
     if blocking:
         keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
     cands, gap_e = cands[keep], gap_e[keep]

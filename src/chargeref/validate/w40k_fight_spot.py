@@ -45,9 +45,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..budget import check as _budget_check
-from ..geometry.placement import locus_circle_crossings, locus_crossings, locus_nearest
+from ..geometry.placement import OffsetCurve, locus_circle_crossings, locus_crossings, locus_nearest
 from ..geometry.shapes import Footprint
-from .w40k_duty import _circle_pairs, _disc, _line_crossings, _near, ray_crossings
+from .w40k_duty import _circle_pairs, _disc, _line_crossings, _near
 
 
 def charge_sums(charges: Sequence[float], climbs: Sequence[float], budget: float) -> list[float]:
@@ -102,7 +102,7 @@ def candidates(
             out.append(locus_circle_crossings(mover, F, k, s, rho).reshape(-1, 2))
         for axis, value in lines:
             out.append(_line_crossings(mover, F, k, axis, value).reshape(-1, 2))
-        out.append(ray_crossings(mover, F, k, rays))
+        out.append(_ray_hits(mover, F, k, rays, far))
         for j in range(i + 1, len(keep)):
             G, g = keep[j]
             if i in cset and j in cset:
@@ -138,3 +138,46 @@ def candidates(
     pts = pts[np.all(np.isfinite(pts), axis=1)]
     _, first = np.unique(np.round(pts, 9), axis=0, return_index=True)
     return pts[np.sort(first)]
+
+
+def _ray_hits(mover: Footprint, F: Footprint, k: float, rays: Sequence[tuple[np.ndarray, np.ndarray]],
+              far: float) -> np.ndarray:
+    """Centres on the locus of ``F`` at gap ``k`` lying on one of the rays within ``far``
+    of its start (farther crossings are beyond every reach circle). A ray whose first
+    ``far`` does not come within the locus's enclosing radius of ``F``'s centre is
+    skipped; a round locus is solved for every ray at once (a quadratic), any other
+    with the proven root finder along the locus (the side of the ray's line)."""
+    if not rays:
+        return np.zeros((0, 2))
+    P0 = np.array([p for p, _ in rays], dtype=float)
+    U = np.array([u for _, u in rays], dtype=float)
+    c = np.asarray(F.center, dtype=float)
+    reach = F.radius + mover.radius + abs(k)
+    w = c[None] - P0
+    t = np.clip((w * U).sum(axis=1), 0.0, far)
+    d = np.hypot(*(P0 + t[:, None] * U - c[None]).T)
+    idx = np.flatnonzero(d <= reach + 1e-9)
+    if not len(idx):
+        return np.zeros((0, 2))
+    cur = OffsetCurve(mover, F, k)
+    circ = cur.is_circle()
+    out: list[np.ndarray] = []
+    if circ is not None:
+        cc, r = circ
+        W = P0[idx] - np.asarray(cc, dtype=float)[None]
+        B = (W * U[idx]).sum(axis=1)
+        disc = B * B - ((W * W).sum(axis=1) - r * r)
+        ok = disc >= 0
+        root = np.sqrt(np.maximum(disc, 0.0))
+        for sgn in (-1.0, 1.0):
+            tt = -B + sgn * root
+            good = ok & (tt >= 0.0) & (tt <= far + 1e-6)
+            out.append(P0[idx][good] + tt[good, None] * U[idx][good])
+        return np.vstack(out)
+    for i in idx:
+        p0, u = P0[i], U[i]
+        # the side of the ray's line: linear in the point, its gradient a unit vector
+        side = cur.roots(lambda P, p0=p0, u=u: (P[:, 0] - p0[0]) * u[1] - (P[:, 1] - p0[1]) * u[0], g_lip=1.0)
+        tt = (side - p0[None]) @ u if len(side) else np.zeros(0)
+        out.append(side[(tt >= 0.0) & (tt <= far + 1e-6)])
+    return np.vstack(out) if out else np.zeros((0, 2))
