@@ -45,8 +45,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..budget import check as _budget_check
-from ..geometry.placement import OffsetCurve, locus_circle_crossings, locus_crossings, locus_nearest
-from ..geometry.shapes import Footprint
+from ..geometry.placement import (
+    OffsetCurve,
+    _polygonal,
+    locus_circle_crossings,
+    locus_crossings,
+    locus_nearest,
+)
+from ..geometry.shapes import Footprint, polygon_point_signed_distance
 from .w40k_duty import _circle_pairs, _disc, _line_crossings, _near
 
 
@@ -174,6 +180,15 @@ def _ray_hits(mover: Footprint, F: Footprint, k: float, rays: Sequence[tuple[np.
             good = ok & (tt >= 0.0) & (tt <= far + 1e-6)
             out.append(P0[idx][good] + tt[good, None] * U[idx][good])
         return np.vstack(out)
+    poly = _polygonal(F) if mover.is_disc else None
+    if poly is not None:
+        # a round base and a polygon or capsule: the locus is the polygon grown by
+        # e = its rounding + the base's radius + the gap (closed form)
+        V, rho = poly
+        e = rho + float(mover.parts[0].r) + k  # type: ignore[attr-defined]
+        for i in idx:
+            out.append(_ray_rounded_polygon(P0[i], U[i], np.asarray(V, dtype=float), e, far))
+        return np.vstack(out) if out else np.zeros((0, 2))
     for i in idx:
         p0, u = P0[i], U[i]
         # the side of the ray's line: linear in the point, its gradient a unit vector
@@ -181,3 +196,46 @@ def _ray_hits(mover: Footprint, F: Footprint, k: float, rays: Sequence[tuple[np.
         tt = (side - p0[None]) @ u if len(side) else np.zeros(0)
         out.append(side[(tt >= 0.0) & (tt <= far + 1e-6)])
     return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def _ray_rounded_polygon(p0: np.ndarray, u: np.ndarray, V: np.ndarray, e: float, far: float) -> np.ndarray:
+    """Where the ray ``p0 + t u`` (0 <= t <= far) meets the boundary of conv(V) ⊕ disc(e)
+    (V: a convex polygon's vertices, or a capsule's two ends): the crossings with each
+    edge pushed out by e and with each vertex's circle of radius e, kept where they lie
+    on the boundary (distance to the polygon e within 1e-9)."""
+    out = []
+    n = len(V)
+    for v in V:
+        w = p0 - v
+        b = float(w @ u)
+        disc = b * b - (float(w @ w) - e * e)
+        if disc >= 0:
+            for t in (-b - math.sqrt(disc), -b + math.sqrt(disc)):
+                out.append(t)
+    for i in range(n if n > 2 else 1):
+        a, b2 = V[i], V[(i + 1) % n]
+        tv = b2 - a
+        L = float(np.hypot(tv[0], tv[1]))
+        if L == 0.0:
+            continue
+        tv = tv / L
+        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
+            # (a polygon's vertices run counter-clockwise: this is its outward normal)
+            nrm = sgn * np.array([tv[1], -tv[0]])
+            # (p0 + t u - a) . nrm = e
+            den = float(u @ nrm)
+            if den != 0.0:
+                out.append((e - float((p0 - a) @ nrm)) / den)
+    ts = np.asarray([t for t in out if 0.0 <= t <= far + 1e-6], dtype=float)
+    if not len(ts):
+        return np.zeros((0, 2))
+    P = p0[None] + ts[:, None] * u[None]
+    if n > 2:
+        dist = polygon_point_signed_distance(V, P)
+    else:
+        a, b2 = V[0], V[-1]
+        tv = b2 - a
+        L2 = float(tv @ tv)
+        sv = np.clip(((P - a) @ tv) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
+        dist = np.hypot(*(P - (a + sv[:, None] * tv)).T)
+    return P[np.abs(dist - e) <= 1e-9]
