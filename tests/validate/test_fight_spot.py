@@ -119,3 +119,46 @@ def test_charge_sums() -> None:
     assert charge_sums([], [], 3.0) == [0.0]
     assert charge_sums([1.0, 1.5, 4.2], [], 3.0) == [0.0, 1.0, 1.5, 2.5]
     assert charge_sums([1.0], [2.5], 3.0) == [0.0, 1.0, 2.5]
+
+
+def test_rays_meet_rounded_polygons_in_closed_form() -> None:
+    """``_ray_rounded_polygon`` (a ray against a polygon or capsule grown by e): every
+    point it returns is on the ray and exactly at gap k from the footprint for a round
+    base; for polygons it returns what the proven root finder along the locus returns.
+    A capsule's straight sides are found too (the capsule in this set has a crossing
+    there, on the ray 0.348 from its start)."""
+    from chargeref.geometry.placement import OffsetCurve, sd_at
+    from chargeref.geometry.shapes import Capsule, ConvexPolygon, Disc, Footprint
+    from chargeref.validate.w40k_fight_spot import _ray_rounded_polygon
+
+    rng = np.random.default_rng(1)
+    r = R32
+    mover = Footprint((Disc((0.0, 0.0), r),), "round", (0.0, 0.0))
+    side_hits = 0
+    for it in range(120):
+        c = rng.uniform(-2, 2, 2)
+        if it % 2:
+            ang = np.sort(rng.uniform(0, 2 * np.pi, 5))
+            V = c + rng.uniform(0.5, 2) * np.stack([np.cos(ang), np.sin(ang)], 1)
+            F = Footprint((ConvexPolygon(tuple(map(tuple, V))),))
+            VV, rho = F.parts[0].V, 0.0  # type: ignore[attr-defined]
+        else:
+            a, b = c, c + rng.uniform(-2, 2, 2)
+            F = Footprint((Capsule(tuple(a), tuple(b), 0.1),))
+            VV, rho = np.array([a, b]), 0.1
+        k = float(rng.choice([0.0, 1.0, 2.0]))
+        u = rng.normal(size=2)
+        u /= np.hypot(*u)
+        got = _ray_rounded_polygon(np.zeros(2), u, np.asarray(VV), rho + r + k, 50.0)
+        if len(got):
+            assert np.all(np.abs(sd_at(mover, got, F) - k) <= 1e-9)
+            assert np.all(np.abs(got[:, 0] * u[1] - got[:, 1] * u[0]) <= 1e-12) and np.all(got @ u >= 0)
+        ref = OffsetCurve(mover, F, k).roots(lambda P, u=u: P[:, 0] * u[1] - P[:, 1] * u[0], g_lip=1.0)
+        ref = ref[ref @ u >= 0] if len(ref) else ref
+        key = lambda P: sorted(map(tuple, np.round(P, 6)))  # noqa: E731
+        if it % 2:
+            assert key(got) == key(ref)
+        else:
+            assert set(key(ref)) <= set(key(got))
+            side_hits += len(got) > len(ref)
+    assert side_hits > 0
