@@ -162,3 +162,44 @@ def test_rays_meet_rounded_polygons_in_closed_form() -> None:
             assert set(key(ref)) <= set(key(got))
             side_hits += len(got) > len(ref)
     assert side_hits > 0
+
+
+def test_rounded_polygons_cross_in_closed_form() -> None:
+    """``_rounded_pair``: every point is at gap k1 from one footprint and k2 from the
+    other (a round base); for two polygons the set is what ``locus_crossings`` (the
+    proven root finder) gives; with capsules it holds that set and more (their straight
+    sides)."""
+    from chargeref.geometry.placement import locus_crossings, sd_at
+    from chargeref.geometry.shapes import Capsule, ConvexPolygon, Disc, Footprint
+    from chargeref.validate.w40k_fight_spot import _rounded, _rounded_pair
+
+    rng = np.random.default_rng(7)
+    mover = Footprint((Disc((0.0, 0.0), R32),), "round", (0.0, 0.0))
+
+    def shape(cap: bool) -> Footprint:
+        c = rng.uniform(-1.5, 1.5, 2)
+        if cap:
+            return Footprint((Capsule(tuple(c), tuple(c + rng.uniform(-2, 2, 2)), 0.1),))
+        ang = np.sort(rng.uniform(0, 2 * np.pi, 4))
+        V = c + rng.uniform(0.5, 1.5) * np.stack([np.cos(ang), np.sin(ang)], 1)
+        return Footprint((ConvexPolygon(tuple(map(tuple, V))),))
+
+    key = lambda P: sorted(map(tuple, np.round(P, 6)))  # noqa: E731
+    found = 0
+    for it in range(60):
+        caps = (it % 3 == 1, it % 3 == 2)
+        F, G = shape(caps[0]), shape(caps[1])
+        k1, k2 = float(rng.choice([0.0, 1.0])), float(rng.choice([0.0, 2.0]))
+        a, b = _rounded(mover, F, k1), _rounded(mover, G, k2)
+        assert a is not None and b is not None
+        got = _rounded_pair(a[0], a[1], b[0], b[1])
+        if len(got):
+            assert np.all(np.abs(sd_at(mover, got, F) - k1) <= 1e-9)
+            assert np.all(np.abs(sd_at(mover, got, G) - k2) <= 1e-9)
+        ref = locus_crossings(mover, F, k1, G, k2).reshape(-1, 2)
+        if not any(caps):
+            assert key(got) == key(ref)
+        else:
+            assert set(key(ref)) <= set(key(got))
+        found += len(got)
+    assert found > 20

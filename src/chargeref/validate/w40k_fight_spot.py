@@ -106,8 +106,19 @@ def candidates(
         out.append(locus_nearest(mover, F, k, s).reshape(-1, 2))
         for rho in radii:
             out.append(locus_circle_crossings(mover, F, k, s, rho).reshape(-1, 2))
+        pf = _rounded(mover, F, k)
         for axis, value in lines:
-            out.append(_line_crossings(mover, F, k, axis, value).reshape(-1, 2))
+            if pf is not None:
+                # a round base and a polygon or capsule: closed form (a ray along the line)
+                u = np.zeros(2)
+                u[1 - axis] = 1.0
+                p0 = np.asarray(F.center, dtype=float).copy()
+                p0[axis] = value
+                span = F.radius + pf[1] + 1.0
+                p0[1 - axis] -= span
+                out.append(_ray_rounded_polygon(p0, u, pf[0], pf[1], 2 * span))
+            else:
+                out.append(_line_crossings(mover, F, k, axis, value).reshape(-1, 2))
         out.append(_ray_hits(mover, F, k, rays, far))
         for j in range(i + 1, len(keep)):
             G, g = keep[j]
@@ -115,7 +126,11 @@ def candidates(
                 continue  # built above in one call
             if G is F or not _near(F, G, mover, k, g):
                 continue
-            out.append(locus_crossings(mover, F, k, G, g).reshape(-1, 2))
+            pg = _rounded(mover, G, g)
+            if pf is not None and pg is not None:
+                out.append(_rounded_pair(pf[0], pf[1], pg[0], pg[1]))
+            else:
+                out.append(locus_crossings(mover, F, k, G, g).reshape(-1, 2))
     for rho in radii:
         if rho <= 0:
             continue
@@ -230,12 +245,79 @@ def _ray_rounded_polygon(p0: np.ndarray, u: np.ndarray, V: np.ndarray, e: float,
     if not len(ts):
         return np.zeros((0, 2))
     P = p0[None] + ts[:, None] * u[None]
-    if n > 2:
-        dist = polygon_point_signed_distance(V, P)
-    else:
-        a, b2 = V[0], V[-1]
-        tv = b2 - a
-        L2 = float(tv @ tv)
-        sv = np.clip(((P - a) @ tv) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
-        dist = np.hypot(*(P - (a + sv[:, None] * tv)).T)
-    return P[np.abs(dist - e) <= 1e-9]
+    return P[np.abs(_poly_dist(V, P) - e) <= 1e-9]
+
+
+def _rounded(mover: Footprint, F: Footprint, k: float) -> tuple[np.ndarray, float] | None:
+    """The locus of a round base at gap ``k`` from a polygon or capsule ``F`` as the
+    boundary of conv(V) ⊕ disc(e): (V, e); None for other shapes or bases."""
+    if not mover.is_disc:
+        return None
+    poly = _polygonal(F)
+    if poly is None:
+        return None
+    V, rho = poly
+    e = rho + float(mover.parts[0].r) + k  # type: ignore[attr-defined]
+    return (np.asarray(V, dtype=float).reshape(-1, 2), e) if e > 0 else None
+
+
+def _poly_dist(V: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Distance (signed inside a polygon) from each point to conv(V) (or a segment)."""
+    if len(V) > 2:
+        return polygon_point_signed_distance(V, P)
+    a, b = V[0], V[-1]
+    tv = b - a
+    L2 = float(tv @ tv)
+    sv = np.clip(((P - a) @ tv) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
+    return np.hypot(*(P - (a + sv[:, None] * tv)).T)
+
+
+def _pieces(V: np.ndarray, e: float) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray]]:
+    """The boundary of conv(V) ⊕ disc(e) as the lines of its edges pushed out by e
+    (point, unit direction) and the centres of its vertex circles (radius e)."""
+    n = len(V)
+    lines = []
+    for i in range(n if n > 2 else 1):
+        a, b = V[i], V[(i + 1) % n]
+        tv = b - a
+        L = float(np.hypot(tv[0], tv[1]))
+        if L == 0.0:
+            continue
+        tv = tv / L
+        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
+            nrm = sgn * np.array([tv[1], -tv[0]])  # outward (vertices counter-clockwise)
+            lines.append((a + e * nrm, tv))
+    return lines, list(V)
+
+
+def _rounded_pair(V1: np.ndarray, e1: float, V2: np.ndarray, e2: float) -> np.ndarray:
+    """Where the boundaries of conv(V1) ⊕ disc(e1) and conv(V2) ⊕ disc(e2) cross (closed
+    form): every crossing of their edge lines and vertex circles, kept where it lies on
+    both boundaries (distance to each polygon equal to its e within 1e-9)."""
+    l1, c1 = _pieces(V1, e1)
+    l2, c2 = _pieces(V2, e2)
+    pts: list[np.ndarray] = []
+    for p, u in l1:
+        for q, w in l2:
+            den = u[0] * w[1] - u[1] * w[0]
+            if den != 0.0:
+                d = q - p
+                t = (d[0] * w[1] - d[1] * w[0]) / den
+                pts.append(p + t * u)
+    for lines, cs, e in ((l1, c2, e2), (l2, c1, e1)):
+        for p, u in lines:
+            for c in cs:
+                wv = p - c
+                b = float(wv @ u)
+                disc = b * b - (float(wv @ wv) - e * e)
+                if disc >= 0:
+                    for t in (-b - math.sqrt(disc), -b + math.sqrt(disc)):
+                        pts.append(p + t * u)
+    if c1 and c2:
+        got, _ = _circle_pairs(np.asarray(c1), np.full(len(c1), e1), np.asarray(c2), np.full(len(c2), e2))
+        pts.extend(got)
+    if not pts:
+        return np.zeros((0, 2))
+    P = np.asarray(pts, dtype=float).reshape(-1, 2)
+    ok = (np.abs(_poly_dist(V1, P) - e1) <= 1e-9) & (np.abs(_poly_dist(V2, P) - e2) <= 1e-9)
+    return P[ok]
