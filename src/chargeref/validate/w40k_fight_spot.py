@@ -129,6 +129,10 @@ def candidates(
             pg = _rounded(mover, G, g)
             if pf is not None and pg is not None:
                 out.append(_rounded_pair(pf[0], pf[1], pg[0], pg[1]))
+            elif _polygonal(F) is not None and _polygonal(G) is None:
+                # walk the other locus: the root finder does not see the straight sides
+                # of a capsule's locus (docs/validator.md)
+                out.append(locus_crossings(mover, G, g, F, k).reshape(-1, 2))
             else:
                 out.append(locus_crossings(mover, F, k, G, g).reshape(-1, 2))
     for rho in radii:
