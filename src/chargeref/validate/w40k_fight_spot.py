@@ -30,9 +30,13 @@ So the set of legal spots is a union of cells of the arrangement of those curves
 non-empty cell (bounded: it lies within the budget of ``s``) has in its closure either
 a vertex of the arrangement (a crossing of two curves, or the start of a ray) or a
 whole closed curve that no other curve crosses. The candidates built here are exactly
-those points: every pairwise crossing (closed forms for circles, lines and rays,
-``geometry.placement``'s proven root finder along a non-round locus), the point of
-every locus nearest ``s`` and one point of every circle. No spot comes from an angular
+those points: every pairwise crossing, the point of every locus nearest ``s`` (any
+point of a locus no other curve crosses would do) and one point of every circle. For a
+round base the crossings among circles, lines, rays and the loci of round, polygon and
+capsule footprints are closed forms (the locus of a polygon or capsule is the shape
+grown by a distance); other pairs use ``geometry.placement``'s proven root finder,
+walking a model's locus rather than a wall's (it does not see the straight sides of a
+capsule's locus: docs/validator.md). No spot comes from an angular
 or spatial grid. A candidate is a centre on the closed boundary, so rules that hold
 "within" a distance hold there exactly; the strict ones are met by the margin.
 """
