@@ -1,6 +1,7 @@
 """The validator stays independent of the solvers: it imports geometry primitives,
-the scenario and ruling models, errors and its own modules; from ``chargeref.systems``
-only the data-only editions table."""
+the scenario and ruling models, errors, the time limit (``chargeref.budget``, which its
+loops check) and its own modules; from ``chargeref.systems`` only the data-only
+editions table."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import chargeref.validate
 
 ALLOWED = ("chargeref.geometry", "chargeref.scenario", "chargeref.ruling", "chargeref.errors",
-           "chargeref.validate", "chargeref.systems.w40k.editions")
+           "chargeref.budget", "chargeref.validate", "chargeref.systems.w40k.editions")
 
 
 def _imports(path: Path) -> set[str]:

@@ -27,7 +27,7 @@ from duty_cases import R32, scenario, transform
 from chargeref.geometry.bases import base_footprint
 from chargeref.geometry.cspace import Barrier
 from chargeref.geometry.paths import Planner
-from chargeref.geometry.shapes import Disc, Footprint, signed_distance
+from chargeref.geometry.shapes import ConvexPolygon, Disc, Footprint, signed_distance
 from chargeref.ruling import Move, Needed, Roll, Ruling
 from chargeref.scenario import scenario_from_data
 from chargeref.validate import w40k_duty
@@ -39,9 +39,10 @@ R = 1.0 + 2 * R32  # the engagement range of C1 grown by both bases
 RHO = 2 * R32  # the contact locus round B1
 
 
-def dip(extra: float, total: int = 8, wrap: float = math.radians(40.0)) -> dict:
+def dip(extra: float, total: int = 8, wrap: float = math.radians(40.0), charge: float = 0.0) -> dict:
     """The case's points: start S, the closed-form best contact spot P*, a legal
-    path of the charger that ends 1" short of P* (out of contact)."""
+    path of the charger that ends 1" short of P* (out of contact). ``charge``: what
+    crossings on the way cost (the straight first leg is shortened by as much)."""
     b = OC + np.array([D, 0.0])
     a = math.acos(R / D)
     ell = math.sqrt(D * D - R * R)
@@ -50,7 +51,7 @@ def dip(extra: float, total: int = 8, wrap: float = math.radians(40.0)) -> dict:
     pstar = t1 + (ell - RHO) * u
     be = a + wrap
     t0 = OC + R * np.array([math.cos(be), math.sin(be)])
-    ts = total + extra - R * wrap - (ell - RHO)
+    ts = total + extra - charge - R * wrap - (ell - RHO)
     s = t0 - ts * np.array([math.sin(be), -math.cos(be)])
     end = pstar - 1.0 * u
     # round the 1" ring by a circumscribed polygon, a hair outside it
@@ -58,20 +59,29 @@ def dip(extra: float, total: int = 8, wrap: float = math.radians(40.0)) -> dict:
     rp = R / math.cos(wrap / n / 2) + 1e-4
     ring = [OC + rp * np.array([math.cos(be - wrap * (i + 0.5) / n), math.sin(be - wrap * (i + 0.5) / n)])
             for i in range(n)]
-    return {"S": s, "b": b, "P*": pstar, "path": [s, *ring, end], "total": total}
+    return {"S": s, "b": b, "P*": pstar, "path": [s, *ring, end], "total": total, "T0": t0,
+            "lead": np.array([math.sin(be), -math.cos(be)]), "charge": charge, "terrain": []}
 
 
 def ruling_for(case: dict, deg: float = 0.0, mirror: bool = False) -> tuple:
     s, b = case["S"], case["b"]
     data = scenario([("A", 1, [("A1", *s)]), ("B", 2, [("B1", *b)]), ("C", 2, [("C1", *OC)])], edition=10)
     path = [tuple(map(float, p)) for p in case["path"]]
+    polys = [[tuple(map(float, v)) for v in poly] for poly, _ in case["terrain"]]
     if deg or mirror:
-        data, moved = transform(data, {str(i): p for i, p in enumerate(path)}, deg, mirror)
+        pts = {str(i): p for i, p in enumerate(path)}
+        pts.update({f"t{j}.{i}": v for j, poly in enumerate(polys) for i, v in enumerate(poly)})
+        data, moved = transform(data, pts, deg, mirror)
         path = [moved[str(i)] for i in range(len(path))]
+        polys = [[moved[f"t{j}.{i}"] for i in range(len(poly))] for j, poly in enumerate(polys)]
+        if mirror:
+            polys = [poly[::-1] for poly in polys]
+    data["terrain"] = [{"id": f"W{j + 1}", "type": "obstacle", "height": h, "polygon": [list(v) for v in poly]}
+                       for j, (poly, (_, h)) in enumerate(zip(polys, case["terrain"], strict=True))]
     before = scenario_from_data(copy.deepcopy(data))
     after = copy.deepcopy(data)
     after["units"][0]["models"][0]["at"] = list(path[-1])
-    length = sum(math.dist(path[i], path[i + 1]) for i in range(len(path) - 1))
+    length = sum(math.dist(path[i], path[i + 1]) for i in range(len(path) - 1)) + case["charge"]
     total = case["total"]
     mv = [Move.model_validate({"id": "A1", "from": list(path[0]), "to": list(path[-1]), "distance": length,
                                "path": [list(p) for p in path]})]
@@ -83,9 +93,12 @@ def ruling_for(case: dict, deg: float = 0.0, mirror: bool = False) -> tuple:
 
 def field(case: dict, budget: float) -> object:
     """The path field the validator builds for A1 here (C1's 1" ring and B1 are
-    walls; A1 may not enter either)."""
+    walls; A1 may not enter either; obstacles taller than 2" cost twice their height
+    to cross)."""
     bars = [Barrier(Footprint((Disc(tuple(OC), R32 + 1.0),)), None, "N:C1"),
             Barrier(Footprint((Disc(tuple(case["b"]), R32),)), None, "M:B1")]
+    bars += [Barrier(Footprint((ConvexPolygon(tuple(map(tuple, poly))),), "obstacle"), 2 * h, f"F:W{j}")
+             for j, (poly, h) in enumerate(case["terrain"])]
     s = case["S"]
     return Planner(bars, (200.0, 200.0)).field(Footprint((Disc(tuple(s), R32),), "round", tuple(s)), budget=budget)
 
@@ -213,23 +226,144 @@ def test_a_step_in_the_cost_is_cut_and_its_side_is_a_candidate() -> None:
     assert not np.any(np.abs(polygon_point_signed_distance(sq, plain) - margin) <= 1e-6)
 
 
-def test_inside_charged_terrain_the_grid_is_used_and_outside_the_proof() -> None:
-    """A wall whose crossing is charged covers part of the locus: inside it the cost
-    has no bound (the arcs there are judged on the grid only) and a crossing there is
-    still found when the grid sees it; outside it the narrow dip is found with the
-    proof as before."""
-    case = dip(0.0)
-    fld = field(case, 10.0)
-    mover = Footprint((Disc(tuple(case["S"]), R32),), "round", tuple(case["S"]))
-    target = Footprint((Disc(tuple(case["b"]), R32),), "round", tuple(case["b"]))
+# --------------------------------------------------------------------------- charged terrain
+#
+# The same dip with terrain whose crossing is charged (edition 10: an obstacle taller
+# than 2" costs twice its height to cross and no model may end on it). W1, a 10"-long
+# obstacle 2.1" tall, lies across the first leg 3" before T0: every path to the dip
+# crosses it once (going round its ends costs more), so the least cost at P* is the
+# closed form plus 4.2, and the roll is 12. W2, an obstacle 2.1" tall beside the locus,
+# covers it from DELTA rad past P* on: there the cost has no bound (every path piece
+# that enters it is charged) and no spot is wanted (a base there stands in terrain).
+
+HEIGHT = 2.1
+DELTA = 1e-4
+
+
+def charged_dip(extra: float) -> dict:
+    case = dip(extra, total=12, charge=2 * HEIGHT)
+    lead = case["lead"]  # the first leg's direction
+    n = np.array([-lead[1], lead[0]])
+    m = case["T0"] - 3.0 * lead
+    w1 = [m - 0.1 * lead - 5.0 * n, m + 0.1 * lead - 5.0 * n, m + 0.1 * lead + 5.0 * n, m - 0.1 * lead + 5.0 * n]
     b = case["b"]
-    far = _disc(b[0] + 2.0, b[1], 0.5)  # covers the far side of the locus only
-    th = np.linspace(-math.pi, math.pi, 9)
-    ring = b + RHO * np.stack([np.cos(th), np.sin(th)], axis=1)
+    th = math.atan2(case["P*"][1] - b[1], case["P*"][0] - b[0]) + DELTA
+    e2 = np.array([math.cos(th), math.sin(th)])
+    tau = np.array([-e2[1], e2[0]])  # towards larger angles round b
+    w2 = [b + 0.9 * e2 + R32 * tau, b + 1.8 * e2 + R32 * tau, b + 1.8 * e2 + (R32 + 0.5) * tau,
+          b + 0.9 * e2 + (R32 + 0.5) * tau]
+    case["terrain"] = [(w1, HEIGHT), (w2, HEIGHT)]
+    case["th*"] = th - DELTA
+    return case
+
+
+def _round(xy: np.ndarray) -> Footprint:
+    return Footprint((Disc(tuple(xy), R32),), "round", tuple(xy))
+
+
+def test_charged_case_closed_form() -> None:
+    """With W1 and W2 in place the planner's least cost at P* is still the closed form
+    (4.2 for crossing W1 included), rising on both sides; P* is clear of W2 by
+    about RHO * DELTA and the locus enters W2 just past th* + DELTA."""
+    case = charged_dip(0.0)
+    fld = field(case, 13.0)
+    assert abs(fld.cost(case["P*"][None])[0] - 12.0) <= 1e-12  # type: ignore[attr-defined]
+    b, th = case["b"], case["th*"]
+    for dth in (-1e-3, -0.05):
+        q = b + RHO * np.array([math.cos(th + dth), math.sin(th + dth)])
+        assert fld.cost(q[None])[0] > 12.0 + 1e-8  # type: ignore[attr-defined]
+    w2 = Footprint((ConvexPolygon(tuple(map(tuple, case["terrain"][1][0]))),), "obstacle")
     from chargeref.geometry.placement import sd_at
 
-    assert (sd_at(mover, ring, far) < -1e-3).any()  # the locus does run inside it
-    walls = [(bb.footprint, False) for bb in fld.planner.barriers] + [(far, True)]  # type: ignore[attr-defined]
-    got = w40k_duty.reach_roots(mover, target, 0.0, fld.cost, 8.0 + 1e-7, limit=fld.limit, walls=walls)  # type: ignore[attr-defined]
-    near = got[np.abs(fld.cost(got) - (8.0 + 1e-7)) <= 1e-9]  # type: ignore[attr-defined]
-    assert len(near) == 2
+    mover = _round(case["S"])
+    assert abs(sd_at(mover, case["P*"][None], w2)[0] - RHO * math.sin(DELTA)) <= 1e-9
+    inside = b + RHO * np.array([math.cos(th + 2 * DELTA), math.sin(th + 2 * DELTA)])
+    assert sd_at(mover, inside[None], w2)[0] < -1e-5
+
+
+@pytest.mark.parametrize(
+    "extra, owed",
+    [
+        (0.0, True),  # the minimum equals the roll
+        (-1e-7, True),  # 1e-7 above: the reachable stretch runs from a root to W2's edge
+        (1.1e-6, False),  # 1.1e-6 below: beyond the tolerance
+    ],
+)
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (90.0, False), (33.0, True)])
+def test_dip_beside_charged_terrain(extra: float, owed: bool, deg: float, mirror: bool) -> None:
+    """The dip with W1 crossed on the way and W2 covering the locus beside P*: base
+    contact is owed exactly at the thresholds, in any orientation, and the witness
+    stands outside W2."""
+    got = validate(*ruling_for(charged_dip(extra), deg, mirror))
+    assert [v.code for v in got] == (["missed_base_contact"] if owed else [])
+
+
+def test_reach_roots_leave_charged_terrain_out() -> None:
+    """Directly, 1e-7 above the minimum: the root on the free side of P* comes back
+    (cost within 1e-9 of the budget) and so does W2's edge (the cut's free side, cost
+    within the budget); no point inside W2 comes back and the cost is not even asked
+    there (it jumps by a fresh charge at W2's edge)."""
+    case = charged_dip(0.0)
+    fld = field(case, 13.0)
+    mover, target = _round(case["S"]), _round(case["b"])
+    budget = 12.0 + 1e-7
+    walls = [(bb.footprint, bb.cost is not None and bb.cost > 0) for bb in fld.planner.barriers]  # type: ignore[attr-defined]
+    asked: list[np.ndarray] = []
+
+    def cost(P: np.ndarray) -> np.ndarray:
+        asked.append(np.atleast_2d(P).copy())
+        return fld.cost(P)  # type: ignore[attr-defined]
+
+    got = w40k_duty.reach_roots(mover, target, 0.0, cost, budget, limit=fld.limit, walls=walls,  # type: ignore[attr-defined]
+                                charged_ends_refused=True)
+    from chargeref.geometry.placement import sd_at
+
+    w2 = walls[-1][0]
+    assert walls[-1][1] and walls[-2][1]
+    assert np.all(sd_at(mover, got, w2) >= -w40k_duty.PEN)
+    b, th = case["b"], case["th*"]
+    ang = np.arctan2(got[:, 1] - b[1], got[:, 0] - b[0])
+    c = fld.cost(got)  # type: ignore[attr-defined]
+    root = (ang < th) & (np.abs(c - budget) <= 1e-9)
+    assert root.sum() == 1 and th - ang[root][0] < 2 * math.pi / 4096
+    edge = np.abs(sd_at(mover, got, w2) + w40k_duty.PEN) <= 1e-9
+    assert edge.any() and np.all(c[edge] <= budget)
+    every = np.vstack(asked)
+    assert np.all(sd_at(mover, every, w2) >= -w40k_duty.PEN)
+    # just inside W2 the cost has jumped by a fresh charge (no Lipschitz bound there)
+    deep = b + RHO * np.array([math.cos(th + 2 * DELTA), math.sin(th + 2 * DELTA)])
+    assert fld.cost(deep[None])[0] > budget + 1.0  # type: ignore[attr-defined]
+
+
+def test_reach_roots_refuse_charged_terrain_without_the_promise() -> None:
+    """No bound holds inside charged terrain: without the caller's promise that spots
+    there are refused, reach_roots says so instead of sampling."""
+    case = charged_dip(0.0)
+    fld = field(case, 13.0)
+    walls = [(bb.footprint, bb.cost is not None and bb.cost > 0) for bb in fld.planner.barriers]  # type: ignore[attr-defined]
+    with pytest.raises(ValueError):
+        w40k_duty.reach_roots(_round(case["S"]), _round(case["b"]), 0.0, fld.cost, 12.0,  # type: ignore[attr-defined]
+                              limit=fld.limit, walls=walls)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("edition, free", [(9, 1.0), (10, 2.0)])
+@pytest.mark.parametrize("kind", ["ruin_wall", "wall", "barricade", "obstacle"])
+@pytest.mark.parametrize("over", [0.0, 0.001])
+@pytest.mark.parametrize("keywords", [{"INFANTRY"}, {"VEHICLE"}])
+def test_every_charged_feature_is_refused_as_an_end(edition: int, free: float, kind: str, over: float,
+                                                    keywords: set[str]) -> None:
+    """The promise the duty search gives reach_roots: a feature that costs something to
+    cross is one no model may end in, at the climb threshold (free) and just above it
+    (charged), for a model that walks through ruin walls and one that does not."""
+    from types import SimpleNamespace
+
+    from chargeref.validate.w40k_contact import charged_features_refuse_ends
+    from chargeref.validate.w40k_state import _blocks_ending, _crossing_cost
+
+    f = SimpleNamespace(kind=kind, height=free + over, climbable=True)
+    ctx = SimpleNamespace(climb_free=free, features=[f])
+    c = _crossing_cost(ctx, f, keywords)  # type: ignore[arg-type]
+    assert (c is not None and c > 0) == (over > 0 and not (kind == "ruin_wall" and "INFANTRY" in keywords))
+    if c is not None and c > 0:
+        assert _blocks_ending(ctx, f)  # type: ignore[arg-type]
+    assert charged_features_refuse_ends(ctx, keywords)  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ from . import Violation
 from .w40k import _components, _units_in_er, coherency_problems
 from .w40k_duty import STRICT_MARGIN, _circle_pairs_ij, loci_candidates, reach_roots, sd_to_each
 from .w40k_path import BIG, grown
+from .w40k_pivot import turned_ctx
 from .w40k_state import (
     COH_H,
     COH_V,
@@ -91,18 +92,27 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
             owing.append(c)
     cleared = _cleared_in_bulk(ctx, owing, mine, target_models)
     for c in owing:
-        if c.id in cleared:
-            continue
-        found = _find_contact_spot(ctx, c, mine, target_models, holders, coh)
+        found = None if c.id in cleared else _find_contact_spot(ctx, c, mine, target_models, holders, coh)
+        facing = None
+        if found is None:
+            # a model the ruling turned: asked again with the base it turned to
+            tctx = turned_ctx(ctx, c.id)
+            if tctx is not None:
+                found = _find_contact_spot(tctx, c, mine, target_models, holders, coh)
+                facing = tctx.start[c.id].model.facing
         if found is not None:
             spot, tid = found
+            how = "" if facing is None else f" turned at its start to face {facing:g}"
+            witness = {"spot": [float(spot[0]), float(spot[1])], "target": tid}
+            if facing is not None:
+                witness["facing"] = float(facing)
             out.append(
                 Violation(
                     "missed_base_contact",
                     f"{c.id} could have ended in base contact with {tid} at "
-                    f"[{spot[0]:.4f}, {spot[1]:.4f}]",
+                    f"[{spot[0]:.4f}, {spot[1]:.4f}]{how}",
                     (c.id, tid),
-                    {"spot": [float(spot[0]), float(spot[1])], "target": tid},
+                    witness,
                 )
             )
     return out
@@ -358,8 +368,23 @@ def _reach_spots(ctx: Ctx, s: Placed, mover: Footprint, t: Placed) -> np.ndarray
     lines = [] if box is None else [(0, float(box[0]) - TOL), (0, float(box[1]) + TOL),
                                     (1, float(box[2]) - TOL), (1, float(box[3]) + TOL)]
     walls = [(b.footprint, b.cost is not None and b.cost > 0) for b in fld.planner.barriers]  # type: ignore[attr-defined]
+    # a spot whose base enters a feature charged to cross is refused by the terrain
+    # test (every such feature is one no model may end in, charged_features_refuse_ends)
+    refused = charged_features_refuse_ends(ctx, ctx.keywords(s.unit))
     return reach_roots(mover, t.fp, 0.0, cost, ctx.budget, limit=float(fld.limit),  # type: ignore[attr-defined]
-                       walls=walls, lines=lines, areas=areas)
+                       walls=walls, lines=lines, areas=areas, charged_ends_refused=refused)
+
+
+def charged_features_refuse_ends(ctx: Ctx, keywords: set[str]) -> bool:
+    """Is every feature whose crossing costs this model something also one it may not
+    end overlapping? (A climb is charged only for features taller than the free climb,
+    and exactly those, with ruin walls, free walls and barricades, are refused as end
+    spots; ``reach_roots`` relies on it to leave the inside of charged terrain out.)"""
+    for f in ctx.features:
+        c = _crossing_cost(ctx, f, keywords)
+        if c is not None and c > 0 and not _blocks_ending(ctx, f):
+            return False
+    return True
 
 
 def _floor_edges(ctx: Ctx, z: float) -> list[tuple[Footprint, float]]:

@@ -150,6 +150,7 @@ def reach_roots(
     walls: Sequence[tuple[Footprint, bool]] = (),
     lines: Sequence[tuple[int, float]] = (),
     areas: Sequence[tuple[np.ndarray, float]] = (),
+    charged_ends_refused: bool = False,
 ) -> np.ndarray:
     """Centres on the locus where the path cost from the start equals ``budget``
     (where a stretch of the locus enters the model's reach along real paths).
@@ -189,10 +190,24 @@ def reach_roots(
     finder otherwise); f is never judged across one, and each side of a cut whose
     value is within the budget is a candidate too (the reachable part of a stretch
     may begin at a cut). Inside a hard barrier the cost is ``inf`` (constant ``cap``),
-    so the bound holds there trivially. Inside a barrier whose crossing is charged,
-    following the locus may cost a fresh charge, so no bound holds: those arcs are
-    judged by sign changes on a grid of 2π/4096 (the old way; a dip narrower than that
-    inside such terrain can be missed).
+    so the bound holds there trivially.
+
+    Inside a barrier whose crossing is charged the claim fails: the planner charges
+    every path piece that enters such a barrier (``geometry.paths``, "Soft
+    barriers"), so following the locus from p to q there is a fresh piece and costs
+    a fresh charge, and c* may jump wherever the last leg of a least path starts or
+    stops grazing another barrier. No bound is needed there, because no spot there
+    is wanted: the caller promises (``charged_ends_refused``) that a spot whose base
+    enters a charged barrier deeper than ``PEN`` is refused whatever its cost (in 40k
+    every feature whose crossing is charged is one no model may end in: the terrain
+    test refuses penetration deeper than TOL = ``PEN``). So there f is set to the
+    constant ``cap - budget`` (> 0: not a root), which is trivially Lipschitz; the
+    arcs inside are bounded by cuts already (the barrier's boundary at depth
+    ``PEN``), and the side of each cut outside the barrier is a candidate when it is
+    within the budget. Every stretch of wanted spots lies outside those barriers, so
+    its reachable part begins at a root on a clear arc, at a cut, or is the whole
+    stretch, and nothing is sampled. A caller that cannot promise this gets a
+    ``ValueError`` (a charged barrier with ``charged_ends_refused`` False).
 
     Without ``limit`` (or for a curve of unknown speed), the old way everywhere: sign
     changes on the refined angle set (``OffsetCurve.roots`` without a bound)."""
@@ -207,23 +222,25 @@ def reach_roots(
 
         return cur.roots(g0)
     cap = min(float(limit), budget + 1.0)
-
-    def g(P: np.ndarray) -> np.ndarray:
-        P = np.atleast_2d(P)
-        if len(P) == 0:
-            return np.zeros(0)
-        c = np.asarray(cost(P), dtype=float)
-        return np.minimum(np.where(np.isfinite(c), c, cap), cap) - budget
-
     # the target itself is a barrier the locus runs round at gap d >= 0: never entered
     walls = [(fp, soft) for fp, soft in walls
              if not (d >= 0.0 and _same_place(fp, target)) and _near(target, fp, mover, d, 0.0)]
-    soft_fps = [fp for fp, soft in walls if soft]
+    charged = [fp for fp, soft in walls if soft]
+    if charged and not charged_ends_refused:
+        raise ValueError("reach_roots: no bound inside a charged barrier whose spots may be wanted")
 
-    def loose_at(P: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(P), dtype=bool)
-        for fp in soft_fps:
-            out |= sd_at(mover, P, fp) < -PEN
+    def g(P: np.ndarray) -> np.ndarray:
+        P = np.atleast_2d(P)
+        out = np.full(len(P), cap - budget)
+        if len(P) == 0:
+            return out
+        # inside a charged barrier no spot is wanted: the constant cap (see above)
+        free = np.ones(len(P), dtype=bool)
+        for fp in charged:
+            free &= sd_at(mover, P, fp) >= -PEN
+        if free.any():
+            c = np.asarray(cost(P[free]), dtype=float)
+            out[free] = np.minimum(np.where(np.isfinite(c), c, cap), cap) - budget
         return out
 
     out: list[np.ndarray] = []
@@ -235,16 +252,15 @@ def reach_roots(
 
         cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas)
         f = lambda th, at=at: g(at(th))  # noqa: E731
-        loose = (lambda th, at=at: loose_at(at(th))) if soft_fps else None  # noqa: E731
         # (past its evaluation cap it reports the runs it could not clear, never None)
-        got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH, loose=loose) or []
+        got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH) or []
         pts = [at(np.array([th]))[0] for th in got]
         for a in cur.corners:
             p0 = at(np.array([a - CORNER_EPS]))[0]
             p1 = at(np.array([a + CORNER_EPS]))[0]
             if float(np.hypot(*(p1 - p0))) <= 1e-9:
                 continue
-            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, areas, loose_at if soft_fps else None)
+            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, areas)
             pts.extend(r)
             out.extend(q[None] for q in sides)
         if pts:
@@ -313,8 +329,7 @@ def _checked(h: Callable[[np.ndarray], np.ndarray], ths: list[float]) -> list[fl
 
 def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.ndarray], mover: Footprint,
                    walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
-                   areas: Sequence[tuple[np.ndarray, float]],
-                   loose_at: Callable[[np.ndarray], np.ndarray] | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+                   areas: Sequence[tuple[np.ndarray, float]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """:func:`reach_roots` on a straight piece of the locus (at a corner of the curve,
     a flat face sliding along a vertex), parametrised p0 + t (p1 - p0), t in [0, 1]:
     the cost is ``|p1 - p0|``-Lipschitz in t between the cuts, by the same proof.
@@ -340,8 +355,7 @@ def _segment_reach(p0: np.ndarray, p1: np.ndarray, g: Callable[[np.ndarray], np.
         cuts += [] if got is None else got
     cuts = [t for t in cuts if 0.0 < t < 1.0]
     h = lambda t: g(P(t))  # noqa: E731
-    loose = None if loose_at is None else (lambda t: loose_at(P(t)))  # noqa: E731
-    got = segment_roots(h, L, touch=REACH_TOUCH, extra=cuts, loose=loose) or []
+    got = segment_roots(h, L, touch=REACH_TOUCH, extra=cuts) or []
     roots = [P(np.array([t]))[0] for t in got]
     sides: list[np.ndarray] = []
     if cuts:

@@ -46,7 +46,7 @@ from ..systems.w40k.editions import edition as edition_table
 from . import Violation
 from . import w40k as base
 from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, shadow_lines
-from .w40k_pivot import check_pivots
+from .w40k_pivot import check_pivots, turned_ctx
 
 #: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
 LEAP_TO_DEFEND = "leap_to_defend"
@@ -535,7 +535,10 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
     for c in mine:
         if any(base._within(c, t, one, er_v) for t in tmodels):
             continue
+        tctx = turned_ctx(ctx, c.id)  # a model the ruling turned: asked with that base too
         found = _missed_spot(ctx, c, mine, one)
+        if found is None and tctx is not None:
+            found = _missed_spot(tctx, c, mine, one)
         if found is not None:
             out.append(Violation("missed_within_one", f"{c.id} could have ended within 1\" of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
@@ -543,6 +546,8 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
         if any(base._within(c, t, er_h, er_v) for t in tmodels):
             continue
         found = _missed_spot(ctx, c, mine, er_h)
+        if found is None and tctx is not None:
+            found = _missed_spot(tctx, c, mine, er_h)
         if found is not None:
             out.append(Violation("missed_engagement", f"{c.id} could have ended in engagement range of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))

@@ -37,10 +37,10 @@ Rules checked (stable codes):
   edition's chain (9: within 1/2" of a friend within 1/2" of an enemy; 10: base contact
   with a friend in base contact with an enemy).
 
-The legal-position searches are deliberately limited, like the base-contact duty of
-the charge validator: straight moves only, candidate spots on exact rings around enemy
-models sampled every degree, each verified exactly. They can miss a duty; they never
-invent one.
+The legal-position search is limited to straight moves from the start (no curved
+paths, no pivots); among those it is complete up to the tolerance: its candidates are
+the constructed vertices of the arrangement of every rule's boundary
+(``w40k_fight_spot``), each verified exactly. A found spot is a proven duty.
 """
 
 from __future__ import annotations
@@ -50,13 +50,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..budget import check as _budget_check
 from ..geometry.bases import base_footprint
-from ..geometry.shapes import TOL, Convex, ConvexPolygon, Disc, Footprint, signed_distance
+from ..geometry.shapes import TOL, Capsule, Convex, ConvexPolygon, Disc, Footprint, signed_distance
 from ..ruling import Ruling
 from ..scenario import Scenario40k
 from ..systems.w40k.editions import edition as _edition
 from . import Violation
+from . import w40k_fight_spot as fight_spot
 from .w40k import (
+    COH_H,
     ER_H,
     ER_V,
     Ctx,
@@ -64,10 +67,10 @@ from .w40k import (
     _axis_extent,
     _blocks_ending,
     _build,
+    _crossing_cost,
     _floor_ok,
     _ground,
     _hdist,
-    _keeps_unit,
     _penetrates,
     _same_xy,
     _within,
@@ -78,6 +81,7 @@ from .w40k import (
     coherency_problems,
     path_cost,
 )
+from .w40k_duty import STRICT_MARGIN, sd_to_each, shadow_lines
 from .w40k_pivot import check_pivots
 
 #: edition 11 engagement range (the editions table)
@@ -89,7 +93,6 @@ FIGHT_MOVE = 3.0
 ACROSS_H = 2.0
 #: Edition 9 chain distance (inches).
 CHAIN_9 = 0.5
-RING_STEP_DEG = 1.0
 
 FIGHT_PROCEDURES = frozenset({"pile_in", "consolidate"})
 
@@ -484,19 +487,45 @@ def check_tokens(ctx: Ctx) -> list[Violation]:
     return out
 
 
-def _ring(base0: Footprint, target: Footprint, d: float) -> np.ndarray:
-    """Centres at which base0 (centred at the origin) is exactly d from target, one per
-    degree of outward normal."""
-    ang = np.radians(np.arange(0.0, 360.0, RING_STEP_DEG))
-    u = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
-    return np.concatenate([pt.support(u) - pc.support(-u) + d * u for pt in target.parts for pc in base0.parts])
+def _spot_curves(ctx: Ctx, s: Placed, base0: Footprint, enemies: list[Placed], nearest: list[Placed], d0: float,
+                 others: list[Placed], mates: list[Placed], zs: list[float]) -> list[tuple[Footprint, float]]:
+    """The loci bounding the rule regions of a normal legal position (see
+    ``w40k_fight_spot``): (footprint, gap) pairs for the model's base."""
+    er_h = _er_h(ctx)
+    inch = ctx.inch
+    loci: list[tuple[Footprint, float]] = []
+    for e in enemies:
+        loci += [(e.fp, 0.0), (e.fp, er_h)]
+    # strictly closer (3D gap below d0 - TOL) to an enemy closest at the start, for each
+    # height the spot may stand at: the horizontal gap at which the 3D gap is that much
+    for f in nearest:
+        for k in sorted({round(math.sqrt(max((d0 - TOL) ** 2 - (z - f.z) ** 2, 0.0)), 12)
+                         for z in zs if d0 - TOL > abs(z - f.z)}):
+            if k - STRICT_MARGIN >= 0.0:
+                loci.append((f.fp, k - STRICT_MARGIN))
+    loci += [(o.fp, 0.0) for o in others]
+    spread = _edition(ctx.edition).max_spread  # edition 11: no two models more than 9" apart
+    coh = [COH_H * inch] + ([spread * inch] if spread is not None else [])
+    loci += [(m.fp, g) for m in mates for g in coh]
+    loci += [(f.fp, 0.0) for f in ctx.features if _blocks_ending(ctx, f)]
+    for fl in ctx.floors:
+        if any(abs(fl.height - z) <= TOL for z in zs):
+            loci += [(Footprint((Capsule(a, b, 0.0),), "wall", a), 0.0) for a, b in fl.edges]
+    if s.fp.is_disc:
+        # where the centre crosses a hill's edge grown by TOL (the ground under it, and
+        # so the spot's height, changes): a round base at gap TOL - r from the hill
+        r = float(s.fp.parts[0].r)  # type: ignore[attr-defined]
+        loci += [(fp, TOL - r) for fp, _ in ctx.hills]
+    return loci
 
 
 def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     """A normal legal position for ``mid`` by a straight fight move from its start:
     within 1" (and 5" vertically) of an enemy model, closer to the enemy model closest
     at the start, within 3", on the board, overlapping nothing where the others ended,
-    out of terrain, with the unit coherent. None if the limited search finds none."""
+    out of terrain, with the unit coherent. None if there is none among the constructed
+    candidates (``w40k_fight_spot``: the vertices of the arrangement of every rule's
+    boundary), which proves there is none for straight moves (docs/validator.md)."""
     s = ctx.start[mid]
     m = s.model
     base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
@@ -514,23 +543,49 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     others = [p for q, p in ctx.end.items() if q != mid and q not in ctx.casualties]
     mates = [p for p in st.members.get(s.unit, []) if p.id != mid]
     blocking = [f for f in ctx.features if _blocks_ending(ctx, f)]
-    for e in st.enemies_of(s.unit):
-        if math.dist(e.xy, s.xy) - e.fp.radius - base0.radius > budget + er_h + TOL:
-            continue
-        cands = np.concatenate([_ring(base0, e.fp, 0.0), _ring(base0, e.fp, 0.5 * er_h), _ring(base0, e.fp, er_h)])
-        keep = np.linalg.norm(cands - np.asarray(s.xy), axis=1) <= budget + TOL
-        keep &= (cands[:, 0] + x0 >= -TOL) & (cands[:, 0] + x1 <= W + TOL)
-        keep &= (cands[:, 1] + y0 >= -TOL) & (cands[:, 1] + y1 <= D + TOL)
-        cands = cands[keep]
-        if not len(cands):
-            continue
-        cands = cands[_keeps_unit(ctx, base0, cands, e.z, mates, {})]
-        order = np.argsort(np.linalg.norm(cands - np.asarray(s.xy), axis=1))
-        for q in cands[order][:400]:
-            xy = (float(q[0]), float(q[1]))
-            fp = base0.translated(xy)
-            z = e.z if abs(e.z - _ground(xy, ctx.hills)) > TOL else _ground(xy, ctx.hills)
-            p = Placed(mid, s.unit, s.player, m, xy, z, _ground(xy, ctx.hills), fp)
+    sxy = np.asarray(s.xy, dtype=float)
+    enemies = [e for e in st.enemies_of(s.unit)
+               if math.dist(e.xy, s.xy) - e.fp.radius - base0.radius <= budget + er_h + TOL]
+    if not enemies:
+        return None
+    # the heights a spot may stand at: an enemy's, or the ground's (a hill's or 0)
+    zs = sorted({0.0, s.z, *(e.z for e in enemies), *(h for _, h in ctx.hills)})
+    mover = base0.translated(s.xy)
+    loci = _spot_curves(ctx, s, base0, enemies, nearest, d0, others, mates, zs)
+    kw = ctx.keywords(s.unit)
+    charges = [c for f in ctx.features if (c := _crossing_cost(ctx, f, kw))]
+    climbs = [abs(z - s.z) for z in zs if abs(z - s.z) > ctx.climb_free + TOL]
+    radii = [budget - c for c in fight_spot.charge_sums(charges, climbs, budget)]
+    board = [(0, -x0), (0, W - x1), (1, -y0), (1, D - y1)]
+    rays = shadow_lines(mover, [o.fp for o in others] + [f.fp for f in ctx.features])
+    cands = fight_spot.candidates(mover, loci, radii, board, rays)
+    if not len(cands):
+        return None
+    # the tests that do not depend on the spot's height, on all candidates at once
+    keep = np.hypot(*(cands - sxy).T) <= budget + TOL
+    keep &= (cands[:, 0] + x0 >= -TOL) & (cands[:, 0] + x1 <= W + TOL)
+    keep &= (cands[:, 1] + y0 >= -TOL) & (cands[:, 1] + y1 <= D + TOL)
+    cands = cands[keep]
+    if not len(cands):
+        return None
+    gap_e = sd_to_each(base0, cands, [e.fp for e in enemies], er_h + 1.0)
+    keep = (gap_e <= er_h + TOL).any(axis=1)
+    # closer: the 3D gap is at least the horizontal one, which must be below d0 - TOL
+    keep &= (sd_to_each(base0, cands, [f.fp for f in nearest], d0) < d0 - TOL).any(axis=1)
+    if blocking:
+        keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
+    cands, gap_e = cands[keep], gap_e[keep]
+    order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
+    for i in order:
+        _budget_check()
+        q = cands[i]
+        xy = (float(q[0]), float(q[1]))
+        fp = base0.translated(xy)
+        ground = _ground(xy, ctx.hills)
+        for j in np.flatnonzero(gap_e[i] <= er_h + TOL):
+            e = enemies[int(j)]
+            z = e.z if abs(e.z - ground) > TOL else ground
+            p = Placed(mid, s.unit, s.player, m, xy, z, ground, fp)
             if not _within(p, e, er_h, er_v):
                 continue
             if not any(_gap3(p, f) < d0 - TOL for f in nearest):

@@ -300,4 +300,48 @@ def check_pivots(ctx: Ctx) -> list[Violation]:
     return out
 
 
-__all__ = ["check_pivots", "far_points", "swept_parts", "turn_reach"]
+def turned_ctx(ctx: Ctx, mid: str) -> Ctx | None:
+    """For a model whose recorded move turns its base (``ctx.end_facing``, filled by
+    ``w40k_pivot.check_pivots``): the context in which it stands at its start already
+    turned to the facing it ends with, the turn's length (the least turn, times the
+    base's largest centre-to-edge distance, as a pivot is charged) taken off the
+    budget. None when the model was not turned, when the turn alone exceeds the budget,
+    or when turning at its start would sweep through what a pivot may not enter,
+    against the other models where they started or where they ended, or off the board
+    (then the turned base is not asked: a found spot must be one it could really
+    take). The duty's path fields are built afresh for the turned base. In edition 11
+    the sweep is judged as on the ground (a FLY model's turn over models would bind it
+    to the skies; it is not asked then)."""
+    f1 = ctx.end_facing.get(mid)
+    s = ctx.start.get(mid)
+    if f1 is None or s is None or ctx.budget is None or s.model.base.kind == "round":
+        return None
+    f0 = float(s.model.facing)
+    delta = (float(f1) - f0 + 180.0) % 360.0 - 180.0
+    if abs(delta) <= 1e-9:
+        return None
+    b = s.model.base
+    length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
+    if length > ctx.budget + TOL:
+        return None
+    parts = swept_parts(s, s.xy, f0, f0 + delta, ctx.mmpu)
+    er_h = edition_of(ctx.edition).er * ctx.inch
+    ends = {mid2: p for mid2, p in ctx.end.items() if mid2 not in ctx.casualties}
+    ground = ctx
+    if ctx.edition == 11:
+        kws = [k for k in ctx.charger.keywords if k != "FLY"]
+        ground = replace(ctx, charger=ctx.charger.model_copy(update={"keywords": kws}))
+    for where in (ground, replace(ground, start=ends)):
+        hard, er_of = _blockers(where, s, s.z)
+        if any(_penetrates_any(parts, fp) for _, fp in hard):
+            return None
+        if any(_penetrates_any(parts, fp, er_h + 2 * TOL) for _, fp in er_of):
+            return None
+    if not _on_board(Footprint(tuple(parts)), ctx.before):
+        return None
+    m2 = s.model.model_copy(update={"facing": f0 + delta})
+    s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
+    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={})
+
+
+__all__ = ["check_pivots", "far_points", "swept_parts", "turn_reach", "turned_ctx"]
