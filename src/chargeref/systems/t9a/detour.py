@@ -145,6 +145,36 @@ class _Geo:
         self.f0 = np.asarray(ch.f, float)
         self.l0 = np.asarray(ch.l, float)
 
+    def at3(self, c: Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
+        """``at`` for a few offsets at one align angle, in plain floats (the box
+        bounds call it for every box; numpy is slower for three points)."""
+        fr, w = self.fr, self.w
+        mx, my = float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1])
+        tx, ty, nx, ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
+        fx, fy, lx, ly = float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1])
+        a = math.radians(-d)
+        ca, sa = math.cos(a), math.sin(a)
+        th = math.radians(c.th0 - (d - c.d0))
+        h = c.h * w / 2
+        st, ct = math.sin(th), math.cos(th)
+        tt = math.tan(th / 2)
+        sg = (th > 0) - (th < 0)
+        out: dict[str, list[float]] = {k: [] for k in ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")}
+        for S_ in S:
+            xp = c.alpha * S_ + c.beta
+            vx = S_ - xp
+            px, py = xp + ca * vx, sa * vx
+            X, Y = mx + px * tx + py * nx, my + px * ty + py * ny
+            Px, Py = X * fx + Y * fy, X * lx + Y * ly
+            dpx, dpy = sa * vx, -ca * vx
+            dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
+            dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
+            for k, val in (("Px", Px), ("Py", Py), ("th", th), ("dist", Px + (Py - 2 * h) * tt + w * abs(th)),
+                           ("n1", Px * st - Py * ct - h * (1 - ct)), ("n2", Py - h * (1 - ct)), ("rho", abs(vx)),
+                           ("st", st), ("ddist", dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg)):
+                out[k].append(val)
+        return out
+
     def at(self, c: Cell, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
         fr, w = self.fr, self.w
         xp = c.alpha * S + c.beta
@@ -278,7 +308,7 @@ class Search:
         g = self.g
         sc, dc = (s0 + s1) / 2, (d0 + d1) / 2
         hs, hd = (s1 - s0) / 2, math.radians(d1 - d0) / 2
-        v = g.at(c, np.array([s0, s1, sc]), np.array([dc, dc, dc]))
+        v = g.at3(c, (s0, s1, sc), dc)
         rho = float(max(v["rho"][0], v["rho"][1]))
         thc = float(v["th"][2])
         tmax = abs(thc) + hd
@@ -472,11 +502,10 @@ class Search:
                 out.append(_line(Pw, -e, d2m, m3s, slid[1], heading=e))
         if M is None:
             return out
-        v = g.at(c, np.array([sc]), np.array([dc]))
-        th = float(v["th"][0])
+        th = b["thc"]
         st = math.sin(th)
-        d2 = float(v["n2"][0]) / st
-        d1 = float(v["n1"][0]) / st
+        d2 = b["n2"] / st
+        d1 = b["n1"] / st
         Q = F0 + c.h * g.w / 2 * l0 + d1 * f0
         rel = F0 + d1 * f0 - Q
         h0 = math.atan2(float(f0[1]), float(f0[0]))
