@@ -13,22 +13,29 @@ contact-point rule, one smooth stretch of the wheel: see ``cells``):
   at an end; along the align angle its rate of change is bounded by ``_box`` (the
   pre-align front middle moves on a circle of radius ``rho`` about the contact point,
   ``tan(theta/2)`` changes at most ``(1 + tan^2)/2``), so the least over the box is
-  at least the value at the middle angle less that bound times the half-width;
+  at least the value at the middle angle less that bound times the half-width; and,
+  to second order, at least the value less the exact slope times the half-width less
+  a bound of the second derivative times half its square (the larger is used);
 * a box is **unreachable** when ``d1`` or ``d2`` is negative all over it: each times
-  ``sin(theta)`` is a function of the pre-align front middle with a bounded rate, so
-  one value at the middle and the bound decide it;
+  ``sin(theta)`` is affine in the offset for a fixed angle and has a bounded rate
+  along the angle, so its values at the two end offsets and the bound decide it;
 * a box is **blocked** when one *witness* point stays inside an obstacle (or too near
-  it, or off the board) for every approach in the box: a point of the charger at
-  some stage of the path at the box's middle approach, deeper than how far any point
-  of the path can move when the offset and the align angle range over the box
-  (``_moves``: a bound from the same closed forms), or a point of an obstacle that
-  deep inside the charger. Near a zero wheel (where ``d1`` and ``d2`` depend on the
-  angle without bound) a second kind of witness compares with the straight move
-  instead: a path with a wheel of ``theta`` stays within ``(R + d2) |theta|`` of the
-  straight move of the same length (``R`` the charger's diagonal);
+  it, or off the board) for every approach in the box: a point of the charger at a
+  pose that every approach of the box comes within a bound of, deeper than that
+  bound, or a point of an obstacle that deep inside the charger (``_stages``): the
+  steps of the box's middle approach (bounds from the rates of ``d1``, ``d2``, which
+  grow like ``1/theta`` near a zero wheel: ``_moves``); the straight move
+  (a path with a wheel of ``theta`` stays within ``(R + d2) |theta|`` of it, ``R``
+  the charger's diagonal); and, finite as the wheel goes to zero, the shared start of
+  the first forward move (``d1min``), the end of the second measured back from the
+  pre-align pose (``d2min``), and the end of the align from the box's smallest align
+  angle (every approach turns through it) for the part of the charger every approach
+  covers (``_slid``);
 * any other box has its middle approach checked exactly (the same check every
-  ruling uses); a clear one is an upper bound, slid along the offset towards the
-  shorter side to where it meets the obstacle (bisection to ``POLISH_TOL``).
+  ruling uses), or else the offsets of its middle angle where ``d1`` or ``d2`` is
+  zero; a clear one is an upper bound, slid along the offset, the angle and that
+  edge towards shorter ones to where it meets the obstacle (bisection to
+  ``POLISH_TOL``).
 
 Boxes are split until every remaining one is bounded below by the best clear
 approach less ``PROVE_TOL``: then that approach is the least to within
@@ -65,6 +72,12 @@ MAX_BOXES = 2000
 MAX_BOXES_1D = 400
 #: every this many boxes, the largest box left is taken instead of the lowest bound
 BREADTH_EVERY = 3
+SPLIT_S = 4.0
+#: how far (inch) the closed forms may be from the executed steps by rounding alone
+ROUND_SLACK = 1e-11
+#: a clear approach whose d1 (or d2) is at most this (inch) is slid along the edge
+#: where it is zero (``Search._slide_edge``)
+EDGE_TOL = 1e-6
 #: rounds of sliding the best approach along its whole cell when the boxes run out
 SLIDE_ROUNDS = 4
 #: the instants (fractions of each step) and the splits of each edge at which witness
@@ -73,6 +86,10 @@ TAU = np.linspace(0.0, 1.0, 9)
 EDGE_SPLIT = 4
 
 Found = tuple[object, list]  # (Approach, steps), as the clear check returns them
+#: a stage of a witness path: its poses (front middles, heading unit vectors), how
+#: far any point may move over the box, and the half-width of the part of the
+#: charger the bound holds for
+Stage = tuple[np.ndarray, np.ndarray, float, float]
 
 
 @dataclass
@@ -128,6 +145,36 @@ class _Geo:
         self.f0 = np.asarray(ch.f, float)
         self.l0 = np.asarray(ch.l, float)
 
+    def at3(self, c: Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
+        """``at`` for a few offsets at one align angle, in plain floats (the box
+        bounds call it for every box; numpy is slower for three points)."""
+        fr, w = self.fr, self.w
+        mx, my = float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1])
+        tx, ty, nx, ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
+        fx, fy, lx, ly = float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1])
+        a = math.radians(-d)
+        ca, sa = math.cos(a), math.sin(a)
+        th = math.radians(c.th0 - (d - c.d0))
+        h = c.h * w / 2
+        st, ct = math.sin(th), math.cos(th)
+        tt = math.tan(th / 2)
+        sg = (th > 0) - (th < 0)
+        out: dict[str, list[float]] = {k: [] for k in ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")}
+        for S_ in S:
+            xp = c.alpha * S_ + c.beta
+            vx = S_ - xp
+            px, py = xp + ca * vx, sa * vx
+            X, Y = mx + px * tx + py * nx, my + px * ty + py * ny
+            Px, Py = X * fx + Y * fy, X * lx + Y * ly
+            dpx, dpy = sa * vx, -ca * vx
+            dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
+            dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
+            for k, val in (("Px", Px), ("Py", Py), ("th", th), ("dist", Px + (Py - 2 * h) * tt + w * abs(th)),
+                           ("n1", Px * st - Py * ct - h * (1 - ct)), ("n2", Py - h * (1 - ct)), ("rho", abs(vx)),
+                           ("st", st), ("ddist", dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg)):
+                out[k].append(val)
+        return out
+
     def at(self, c: Cell, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
         fr, w = self.fr, self.w
         xp = c.alpha * S + c.beta
@@ -145,8 +192,17 @@ class _Geo:
         dist = Px + (Py - 2 * h) * np.tan(th / 2) + w * np.abs(th)
         n2 = Py - h * (1 - ct)
         n1 = Px * st - Py * ct - h * (1 - ct)
+        # the rates along the align angle (per radian): P turns about the contact
+        # point (radius |vx|), the wheel goes down as the align goes up
+        dpx, dpy = np.sin(a) * vx, -np.cos(a) * vx
+        dX = dpx * fr.t[0] + dpy * fr.n[0]
+        dY = dpx * fr.t[1] + dpy * fr.n[1]
+        dPx = dX * self.f0[0] + dY * self.f0[1]
+        dPy = dX * self.l0[0] + dY * self.l0[1]
+        tt = np.tan(th / 2)
+        ddist = dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * np.sign(th)
         return {"Px": Px, "Py": Py, "th": th, "dist": dist, "n1": n1, "n2": n2, "rho": np.abs(vx),
-                "st": st}
+                "st": st, "ddist": ddist}
 
 
 @dataclass
@@ -207,6 +263,29 @@ def _shape_samples(ob: Obstacle) -> np.ndarray:
     return np.stack([sh.a, sh.b, (sh.a + sh.b) / 2])
 
 
+def _turned(X: np.ndarray, rel: np.ndarray, psi: float, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Poses turned about ``X`` by each angle (radians): the front middle ``X + rel``
+    turned, and the heading ``psi`` (radians) turned."""
+    ca, sa = np.cos(angles), np.sin(angles)
+    Fs = np.stack([X[0] + ca * rel[0] - sa * rel[1], X[1] + sa * rel[0] + ca * rel[1]], axis=1)
+    return Fs, np.stack([np.cos(psi + angles), np.sin(psi + angles)], axis=1)
+
+
+def _spun(v: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """The vector ``v`` turned by each angle (radians)."""
+    ca, sa = np.cos(angles), np.sin(angles)
+    return np.stack([ca * v[0] - sa * v[1], sa * v[0] + ca * v[1]], axis=1)
+
+
+def _line(F: np.ndarray, d: np.ndarray, length: float, M: float, hw: float,
+          heading: np.ndarray | None = None) -> Stage:
+    """The stage of poses from ``F`` along ``d`` for ``length`` (at the fractions
+    ``TAU``), heading ``d`` (or ``heading``)."""
+    Fs = F[None, :] + (TAU * length)[:, None] * d[None, :]
+    h = d if heading is None else heading
+    return Fs, np.repeat(h[None, :], len(TAU), axis=0), M, hw
+
+
 class Search:
     """The branch and bound of one charger against one facing, with its obstacles and
     the exact clear check ``clear(s, delta)`` (an approach and its steps, or None)."""
@@ -229,7 +308,7 @@ class Search:
         g = self.g
         sc, dc = (s0 + s1) / 2, (d0 + d1) / 2
         hs, hd = (s1 - s0) / 2, math.radians(d1 - d0) / 2
-        v = g.at(c, np.array([s0, s1, sc]), np.array([dc, dc, dc]))
+        v = g.at3(c, (s0, s1, sc), dc)
         rho = float(max(v["rho"][0], v["rho"][1]))
         thc = float(v["th"][2])
         tmax = abs(thc) + hd
@@ -240,18 +319,81 @@ class Search:
         # the distance's rate along the angle (per radian) over the box
         L_d = rho * (1 + T) + (py_max + w) * (1 + T * T) / 2 + w
         lb = float(min(v["dist"][0], v["dist"][1])) - L_d * hd
+        # and to second order: at each end offset the distance is at least its value
+        # and slope at the middle angle less K hd^2 / 2, K bounding its second
+        # derivative along the angle (P's is rho; d/dtheta of (1 + tan^2)/2 is
+        # tan (1 + tan^2) / 2; the wheel's arc has none, the wheel keeping one sign)
+        K = rho * (1 + T) + rho * (1 + T * T) + (py_max + 2 * w) * T * (1 + T * T) / 2
+        lb2 = min(float(v["dist"][k]) - abs(float(v["ddist"][k])) * hd for k in (0, 1)) - K * hd * hd / 2
+        lb = max(lb, lb2)
         ub_d = float(max(v["dist"][0], v["dist"][1])) + L_d * hd
-        sgn = 1.0 if thc > 0 else -1.0
         pm = math.hypot(float(v["Px"][2]), float(v["Py"][2])) + hs + rho * hd
+        # rates of n1 = d1 sin(theta) and n2 = d2 sin(theta) along the angle (per
+        # radian) at any offset of the box: P moves at most rho, |P| is at most pm,
+        # h (1 - cos) changes at most w / 2
         L2 = rho + w / 2
         L1 = rho + pm + w / 2
         n1c, n2c = float(v["n1"][2]), float(v["n2"][2])
-        # d1 = n1 / sin(theta) < -FEAS_TOL wherever sgn n1 < -FEAS_TOL max|sin(theta)|
+        sgn = float(c.h)  # the sign of the wheel all over the cell
+        # for a fixed angle n1 and n2 are affine in the offset, so over the box they lie
+        # within their values at the box's two offsets (middle angle) and the rate
+        # times the half-width of angles
+        hi1, hi2 = (max(sgn * float(v[n][0]), sgn * float(v[n][1])) for n in ("n1", "n2"))
+        lo1, lo2 = (min(sgn * float(v[n][0]), sgn * float(v[n][1])) for n in ("n1", "n2"))
+        hi1, hi2, lo1, lo2 = hi1 + L1 * hd, hi2 + L2 * hd, lo1 - L1 * hd, lo2 - L2 * hd
+        # d1 = sgn n1 / |sin(theta)| < -FEAS_TOL wherever sgn n1 < -FEAS_TOL max|sin(theta)|
         smax = math.sin(min(tmax, math.pi / 2))
-        unreach = (sgn * n1c + hs + L1 * hd < -FEAS_TOL * smax) or (sgn * n2c + hs + L2 * hd < -FEAS_TOL * smax)
-        return {"sc": sc, "dc": dc, "hs": hs, "hd": hd, "lb": lb, "ub": ub_d, "rho": rho, "tmax": tmax,
+        unreach = hi1 < -FEAS_TOL * smax or hi2 < -FEAS_TOL * smax
+        # the least d1 and d2 over the box: sgn n = d |sin(theta)| is at least lo, and
+        # |sin(theta)| is at most smax (finite as the wheel goes to zero, unlike the
+        # rates of d1 and d2 themselves); not near a wheel so small that the solve
+        # takes it as none (there d2 is 0)
+        d1min = max(0.0, lo1) / smax if smax > 1e-9 else 0.0
+        d2min = max(0.0, lo2) / smax if smax > 1e-9 else 0.0
+        # for the middle angle, n1 and n2 (so d1 and d2 times the fixed sin(theta)) are
+        # affine in the offset: where one of them is zero inside the box, with the
+        # other not negative, lies an edge of the approaches that exist (no forward
+        # move before or after the wheel); the least clear approach is often there
+        edges: list[tuple[float, float]] = []
+        if hs > 0:
+            for n, o in (("n1", "n2"), ("n2", "n1")):
+                a0, a1 = sgn * float(v[n][0]), sgn * float(v[n][1])
+                if (a0 < 0) == (a1 < 0) or a0 == a1:
+                    continue
+                k = a0 / (a0 - a1)
+                if sgn * (float(v[o][0]) * (1 - k) + float(v[o][1]) * k) < 0:
+                    continue
+                edges.append((s0 + (s1 - s0) * k, float(v["dist"][0]) * (1 - k) + float(v["dist"][1]) * k))
+            edges.sort(key=lambda e: e[1])
+        # how far the steps of an approach of the box may be from its closed form: the
+        # solve takes a d1 or d2 down to -FEAS_TOL as zero, which moves every later
+        # pose by that much; only where the lower bound above is negative, and by at
+        # most -lo / min|sin(theta)|; otherwise only rounding (ROUND_SLACK)
+        # When the middle approach itself is so taken (by c1, c2), the witnesses are
+        # its steps as made (moved by what was taken) and the bound is how much more or
+        # less another approach has taken: at most how much its d1 (d2) differs, which
+        # is at most (hi - lo) / min|sin| + |n| hd / min|sin|^2 (1/sin changes at most
+        # cos / sin^2 per radian)
+        smin = math.sin(tmin)
+        stc = abs(math.sin(thc))
+        takes = []
+        slack = ROUND_SLACK
+        for lo, hi, n in ((lo1, hi1, n1c), (lo2, hi2, n2c)):
+            dc_ = sgn * n / stc if stc > 0 else 0.0
+            take = -dc_ if -FEAS_TOL <= dc_ < 0 else 0.0
+            takes.append(take)
+            if lo >= 0 and take == 0:
+                continue
+            spread = (hi - lo) / smin + abs(n) * hd / (smin * smin) if smin > 0 else math.inf
+            if take > 0:
+                slack += min(spread, FEAS_TOL + take)
+            else:
+                slack += min(spread, FEAS_TOL, -lo / smin if smin > 0 else FEAS_TOL)
+        return {"sc": sc, "dc": dc, "hs": hs, "hd": hd, "dlo": d0, "dhi": d1, "lb": lb, "ub": ub_d, "rho": rho, "tmax": tmax,
                 "tmin": tmin, "n1": n1c, "n2": n2c, "L1": L1, "L2": L2, "unreach": float(unreach),
-                "thc": thc, "distc": float(v["dist"][2])}
+                "thc": thc, "distc": float(v["dist"][2]), "d1min": d1min, "d2min": d2min,
+                "Px": float(v["Px"][2]), "Py": float(v["Py"][2]), "rhoc": float(v["rho"][2]), "slack": slack,
+                "edges": edges, "take1": takes[0], "take2": takes[1]}
 
     def _moves(self, b: dict[str, float]) -> tuple[float, float, float, float] | None:
         """How far any point of stages 1-4 of the path (forward, wheel, forward, align)
@@ -259,7 +401,7 @@ class Search:
         when the wheel may be zero in the box (``d1``, ``d2`` unbounded in rate)."""
         smin = math.sin(b["tmin"])
         hs, hd, R = b["hs"], b["hd"], self.g.R
-        m4 = hs + R * hd + 2 * FEAS_TOL
+        m4 = hs + R * hd + b["slack"]
         if smin <= 1e-12:
             return None
         n1m = abs(b["n1"]) + hs + b["L1"] * hd
@@ -270,35 +412,72 @@ class Search:
         dd2 = hs / smin + hd * (b["L2"] / smin + n2m / (smin * smin))
         st = math.sin(b["thc"])
         d2m = abs(b["n2"] / st) + dd2
-        e = 2 * FEAS_TOL
+        e = b["slack"]
         return (dd1 + e, dd1 + R * hd + e, dd1 + dd2 + (R + d2m) * hd + e, m4)
 
     # ------------------------------------------------------------------ witnesses
-    def _stages(self, c: Cell, b: dict[str, float], M: tuple[float, ...] | None
-                ) -> list[tuple[Callable[[float], tuple[np.ndarray, np.ndarray]], float]]:
-        """The stages of the box's middle approach as functions of the fraction done
-        (front middle, heading unit vector), each with how far any of its points
-        may move over the box."""
+    def _slid(self, c: Cell, b: dict[str, float]) -> tuple[float, float] | None:
+        """For a fixed align angle the pre-align pose is affine in the offset: it moves
+        by ``(1 - alpha) l + alpha t`` per inch of offset (``l`` its own front edge's
+        direction, ``t`` the facing's; they differ by the align angle ``a``, so
+        ``|t - l| <= |a|``), and so do the poses of the align (turned about the
+        contact point, which moves by ``alpha t``) and of the second forward move (the
+        pre-align pose moved back along its heading). Sliding a charger along its own
+        front edge by at most ``hs`` keeps the middle part of it, ``hs`` narrower on
+        each side, covered; what is left of the move is ``alpha hs max|a|``. So for
+        the points of that narrower charger the change of offset over the box moves
+        them at most ``alpha hs max|a|`` (the change of angle is bounded as before).
+        Returns (that move, the narrower half-width), or None when nothing is left."""
+        hw = self.g.w / 2 - b["hs"]
+        if hw <= 0:
+            return None
+        amax = math.radians(abs(b["dc"])) + b["hd"]
+        return abs(c.alpha) * b["hs"] * amax, hw
+
+    def _stages(self, c: Cell, b: dict[str, float], M: tuple[float, ...] | None) -> list[Stage]:
+        """Witness paths of the box: poses (front middle, heading unit vector) at the
+        fractions ``TAU`` of a stage, each stage with how far any of its points may be
+        from a pose of every reachable approach of the box, and the half-width of the
+        part of the charger that bound holds for."""
         g, fr = self.g, self.fr
         sc, dc = b["sc"], b["dc"]
         F0, f0, l0 = g.F0, g.f0, g.l0
-        out: list[tuple[Callable[[float], tuple[np.ndarray, np.ndarray]], float]] = []
+        out: list[Stage] = []
+        hw = g.w / 2
+        sl = b["slack"]
         # the align, about the contact point, ending flush at offset sc
         X = fr.pt(c.alpha * sc + c.beta)
         rel4 = fr.pt(sc) - X
         psi = math.radians(fr.psi)
         a4 = math.radians(-dc)
-
-        def align(tau: float) -> tuple[np.ndarray, np.ndarray]:
-            a = a4 * (1 - tau)
-            ca, sa = math.cos(a), math.sin(a)
-            return (X + np.array([ca * rel4[0] - sa * rel4[1], sa * rel4[0] + ca * rel4[1]]),
-                    np.array([math.cos(psi + a), math.sin(psi + a)]))
-
+        # what the steps of the middle approach leave out of its closed form (a d1 or
+        # d2 just below zero taken as zero): every later pose is moved by it, the
+        # align's turned with it
+        thc = b["thc"]
+        e3 = math.cos(thc) * f0 + math.sin(thc) * l0
+        sig = b["take1"] * f0 + b["take2"] * e3
         if not self.path:
-            out.append((lambda tau: align(1.0), b["hs"] + 2 * FEAS_TOL))
+            Fe, fe = _turned(X, rel4, psi, np.zeros(1))
+            out.append((Fe + _spun(sig, np.array([-a4])), fe, b["hs"] + sl, hw))
             return out
-        out.append((align, b["hs"] + g.R * b["hd"] + 2 * FEAS_TOL))
+        Fa, fa = _turned(X, rel4, psi, a4 * (1 - TAU))
+        out.append((Fa + _spun(sig, -a4 * TAU), fa, b["hs"] + g.R * b["hd"] + sl, hw))
+        # the end of the align every approach of the box makes: the turn from the
+        # smallest align angle of the box (in size; zero when the box holds zero) to
+        # none. Every approach's align passes through each of those angles (its turn
+        # runs from its own align angle, of the same sign and no smaller, to none),
+        # so only the change of offset moves these poses: for the part of the charger
+        # every approach covers (``_slid``), by at most ``alpha hs |a_ref|``
+        slid = self._slid(c, b)
+        if slid is not None:
+            d_ref = 0.0 if b["dlo"] <= 0.0 <= b["dhi"] else (b["dlo"] if b["dlo"] > 0 else b["dhi"])
+            a_ref = math.radians(-d_ref)
+            ang = a_ref * (1 - TAU) if a_ref != 0 else np.zeros(1)
+            Fr, fr_ = _turned(X, rel4, psi, ang)
+            # (another approach's part left out is turned by its own align angle:
+            # at most hd more)
+            mr = abs(c.alpha) * b["hs"] * abs(a_ref) + sl + float(np.hypot(*sig)) * b["hd"]
+            out.append((Fr + _spun(sig, ang - a4), fr_, mr, slid[1]))
         # the straight move from the start, as long as the forward moves of any
         # reachable approach of the box add up to at least: a wheel of theta keeps
         # every point of the first three steps within (R + d2) |theta| of it, and d2
@@ -306,35 +485,50 @@ class Search:
         length = b["lb"] - g.w * b["tmax"]
         if length > 0:
             ms = (g.R + b["ub"] + FEAS_TOL) * b["tmax"] + 2 * FEAS_TOL
-            out.append((lambda tau: (F0 + tau * length * f0, f0), ms))
+            out.append(_line(F0, f0, length, ms, hw))
+        # the stretches every reachable approach of the box shares (up to a bound that
+        # stays finite as the wheel goes to zero): the first d1min of the first forward
+        # move is the same pose for all; the last d2min of the second forward move,
+        # measured back from the pre-align pose P, moves at most |dP| + (u + R) |dtheta|
+        # for a point u back (P moves at most hs + rho hd, theta at most hd)
+        if b["d1min"] > 0:
+            out.append(_line(F0, f0, b["d1min"], sl, hw))
+        if b["d2min"] > 0:
+            d2m = b["d2min"]
+            e = e3
+            Pw = F0 + b["Px"] * f0 + b["Py"] * l0 + b["take1"] * f0
+            if slid is not None:
+                m3s = slid[0] + (b["rhoc"] + d2m + g.R) * b["hd"] + sl
+                out.append(_line(Pw, -e, d2m, m3s, slid[1], heading=e))
         if M is None:
             return out
-        v = g.at(c, np.array([sc]), np.array([dc]))
-        th = float(v["th"][0])
+        th = b["thc"]
         st = math.sin(th)
-        d2 = float(v["n2"][0]) / st
-        d1 = float(v["n1"][0]) / st
+        d2 = b["n2"] / st
+        d1 = b["n1"] / st
         Q = F0 + c.h * g.w / 2 * l0 + d1 * f0
         rel = F0 + d1 * f0 - Q
-
-        def wheel(tau: float) -> tuple[np.ndarray, np.ndarray]:
-            ca, sa = math.cos(tau * th), math.sin(tau * th)
-            return (Q + np.array([ca * rel[0] - sa * rel[1], sa * rel[0] + ca * rel[1]]),
-                    np.array([ca * f0[0] - sa * f0[1], sa * f0[0] + ca * f0[1]]))
-
-        F1, f1 = wheel(1.0)
-        out.append((lambda tau: (F0 + tau * d1 * f0, f0), M[0]))
-        out.append((wheel, M[1]))
-        out.append((lambda tau: (F1 + tau * d2 * f1, f1), M[2]))
+        h0 = math.atan2(float(f0[1]), float(f0[0]))
+        Fw, fw = _turned(Q, rel, h0, th * TAU)
+        Fw = Fw + b["take1"] * f0
+        f1 = fw[-1]
+        if b["take1"] == 0:
+            out.append(_line(F0, f0, d1, M[0], hw))
+        out.append((Fw, fw, M[1], hw))
+        out.append(_line(Fw[-1], f1, d2, M[2], hw))
         return out
 
-    def _margins(self, Fs: np.ndarray, fs: np.ndarray, Ms: np.ndarray) -> np.ndarray:
+    def _margins(self, Fs: np.ndarray, fs: np.ndarray, Ms: np.ndarray, hw: float | None = None) -> np.ndarray:
         """For each pose (front middle, heading, how far it may move), the least over
         its witness points of (signed distance + how far it may move - threshold): a
-        negative value proves every approach of the box blocked."""
-        w, depth = self.g.w, self.ch.depth
+        negative value proves every approach of the box blocked. ``hw``: the half-width
+        of the part of the charger taken (the whole by default)."""
+        depth = self.ch.depth
+        if hw is None or hw >= self.g.w / 2:
+            w, B = self.g.w, self.body
+        else:
+            w, B = 2 * hw, _body_samples(2 * hw, depth)
         ls = np.stack([-fs[:, 1], fs[:, 0]], axis=1)
-        B = self.body
         pts = Fs[:, None, :] + B[None, :, 0:1] * fs[:, None, :] + B[None, :, 1:2] * ls[:, None, :]
         n = len(Fs)
         flat = pts.reshape(-1, 2)
@@ -396,17 +590,17 @@ class Search:
         qy = np.abs(py) - w / 2
         return np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0)
 
-    def _blocked(self, stages: list[tuple[Callable[[float], tuple[np.ndarray, np.ndarray]], float]]) -> bool:
-        """Whether a witness (a point at one of the instants ``TAU`` of a stage)
-        proves the box blocked."""
-        if not stages:
-            return False
-        poses = [(k, float(t)) + fn(float(t)) for k, (fn, _) in enumerate(stages) for t in TAU]
-        Fs = np.stack([p[2] for p in poses])
-        fs = np.stack([p[3] for p in poses])
-        Ms = np.array([stages[p[0]][1] for p in poses])
-        m = self._margins(Fs, fs, Ms)
-        return bool(np.min(m) < 0)
+    def _blocked(self, stages: list[Stage]) -> bool:
+        """Whether a witness (a point at one of the poses of a stage) proves the box
+        blocked (the narrower parts of the charger first)."""
+        for hw in sorted({st[3] for st in stages}):
+            group = [st for st in stages if st[3] == hw]
+            Fs = np.concatenate([st[0] for st in group])
+            fs = np.concatenate([st[1] for st in group])
+            Ms = np.concatenate([np.full(len(st[0]), st[2]) for st in group])
+            if float(np.min(self._margins(Fs, fs, Ms, hw))) < 0:
+                return True
+        return False
 
     # ------------------------------------------------------------------ search
     def run(self, cs: list[Cell], upper: Found | None, s_fixed: float | None = None,
@@ -464,13 +658,19 @@ class Search:
                 continue
             if b["distc"] < ub - 1e-12:
                 found = self._try(b["sc"], b["dc"])
+                # else the offsets of the middle angle where d1 or d2 is zero
+                for sf, df in b["edges"]:
+                    if found is not None:
+                        break
+                    if df < ub - 1e-12:
+                        found = self._try(sf, b["dc"])
                 if found is not None:
                     found = self._polish(c, found, s0, s1, d0, d1)
                     d = float(found[0].distance)  # type: ignore[attr-defined]
                     if d < ub:
                         ub, best, best_cell = d, found, i
             # split the longer side (the angle's measured by how far it moves the charger)
-            if s1 - s0 > math.radians(d1 - d0) * self.g.R:
+            if s1 - s0 > SPLIT_S * math.radians(d1 - d0) * self.g.R:
                 m = (s0 + s1) / 2
                 kids = [(s0, m, d0, d1), (m, s1, d0, d1)]
             else:
@@ -508,10 +708,64 @@ class Search:
         """Slide a clear approach towards shorter ones inside its box: along the offset
         (the distance is affine in it for a fixed angle) to the box's end or to where
         it meets the obstacle (bisection), then likewise along the angle towards the
-        shorter end of the box, then along the offset again."""
+        shorter end of the box, then along the offset again; before and after, along
+        the edge where d1 or d2 is zero when it lies there (``_slide_edge``)."""
+        found = self._slide_edge(c, found, d0, d1)
         found = self._slide(c, found, s0, s1, True)
         found = self._slide(c, found, d0, d1, False)
-        return self._slide(c, found, s0, s1, True)
+        found = self._slide(c, found, s0, s1, True)
+        return self._slide_edge(c, found, d0, d1)
+
+    def _edge_s(self, c: Cell, d: float, which: str) -> float | None:
+        """The offset (in the cell) where, at align angle ``d``, ``d1`` (``which`` =
+        "n1") or ``d2`` ("n2") is zero: both are affine in the offset for a fixed
+        angle, so the root of the line through the cell's two ends."""
+        v = self.g.at(c, np.array([c.pa, c.pb]), np.array([d, d]))
+        a0, a1 = float(v[which][0]), float(v[which][1])
+        if a0 == a1 or c.pb <= c.pa:
+            return None
+        r = c.pa + (c.pb - c.pa) * a0 / (a0 - a1)
+        return r if c.pa <= r <= c.pb else None
+
+    def _slide_edge(self, c: Cell, found: Found, d0: float, d1: float) -> Found:
+        """A clear approach with no forward move before (or after) its wheel lies on
+        the edge of the approaches that exist; the shortest clear one is often there
+        too, where the edge meets an obstacle. Slide along that edge (the offset from
+        ``_edge_s``) over the box's angles towards the shorter end, to it or to where
+        it meets the obstacle (bisection to ``POLISH_TOL``)."""
+        ap = found[0]
+        for which, dv in (("n1", float(ap.d1)), ("n2", float(ap.d2))):  # type: ignore[attr-defined]
+            if dv > EDGE_TOL or d1 - d0 <= POLISH_TOL:
+                continue
+            d = float(found[0].delta)  # type: ignore[attr-defined]
+
+            def at(x: float, which: str = which) -> Found | None:
+                se = self._edge_s(c, x, which)
+                return None if se is None else self._try(se, x)
+
+            ends = [e for e in (d0, d1) if self._edge_s(c, e, which) is not None]
+            if not ends:
+                continue
+            dist = [float(self.g.at(c, np.array([self._edge_s(c, e, which)]), np.array([e]))["dist"][0])
+                    for e in ends]
+            far = ends[int(np.argmin(dist))]
+            got = at(far)
+            if got is not None:
+                if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
+                    found = got
+                continue
+            good, bad = d, far
+            while abs(good - bad) > POLISH_TOL:
+                budget.check()
+                m = (good + bad) / 2
+                got = at(m)
+                if got is not None:
+                    good = m
+                    if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
+                        found = got
+                else:
+                    bad = m
+        return found
 
     def _slide(self, c: Cell, found: Found, lo: float, hi: float, along_s: bool) -> Found:
         ap = found[0]
