@@ -33,6 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from .convex_distance import batch_overlap, batch_separated, solve
+from .oval_distance import Pair, Smooth, sd_certified
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -660,10 +661,67 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
         pts = P + A0.center
         fp = Footprint((B,))
         return disc_centres_signed_distance(pts, A0.r, fp)
+    if isinstance(B, Disc) and isinstance(A0, (ConvexPolygon, Ellipse)):
+        # the same closed forms seen from the disc: B's centre against A0 moved by p
+        # is B's centre moved by -p against A0
+        fp = Footprint((A0,))
+        return disc_centres_signed_distance(B.center - P, B.r, fp)
     ca, cb = _core(A0), _core(B)
     if ca is not None and cb is not None:
         # polygonal cores: the exact closed form, translation by translation
         return np.array([core_signed_distance(ca[0] + p, cb[0]) for p in P]) - ca[1] - cb[1]
+    sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is not None and sb is not None:
+        # ellipses grown by discs: the certified one-point solve of ``oval_distance``
+        # (Newton on the support angle, proven bounds); rows it leaves go below
+        from .. import budget as _budget
+
+        pair = Pair(sa, sb)
+        out = np.empty(n)
+        rest = []
+        for i, (px, py) in enumerate(P.tolist()):
+            if i % 64 == 63:
+                _budget.check()
+            got = sd_certified(pair, px, py, tol)
+            if got is None:
+                rest.append(i)
+            else:
+                out[i] = got[0]
+        if rest:
+            out[rest] = _translations_general(A0, B, P[rest], tol)
+        return out
+    return _translations_general(A0, B, P, tol)
+
+
+def smooth_part(p: Convex) -> Smooth | None:
+    """A part as an ellipse grown by a disc (``oval_distance.Smooth``): an ellipse, a
+    disc, or a Minkowski sum of at most one ellipse and discs; None otherwise."""
+    if isinstance(p, Ellipse):
+        if not (p.a > 0.0 and p.b > 0.0):
+            return None
+        return Smooth(float(p.c[0]), float(p.c[1]), float(p.a), float(p.b), math.cos(p.theta), math.sin(p.theta), 0.0)
+    if isinstance(p, Disc):
+        return Smooth(float(p.c[0]), float(p.c[1]), 0.0, 0.0, 1.0, 0.0, float(p.r))
+    if isinstance(p, Sum):
+        cx = cy = r = 0.0
+        ell: Smooth | None = None
+        for q in p.parts:
+            s = smooth_part(q)
+            if s is None or (s.a > 0.0 and ell is not None):
+                return None
+            if s.a > 0.0:
+                ell = s
+            cx, cy, r = cx + s.cx, cy + s.cy, r + s.r
+        if ell is None:
+            return Smooth(cx, cy, 0.0, 0.0, 1.0, 0.0, r)
+        return Smooth(cx, cy, ell.a, ell.b, ell.ct, ell.st, r)
+    return None
+
+
+def _translations_general(A0: Convex, B: Convex, P: np.ndarray, tol: float) -> np.ndarray:
+    """``translations_signed_distance`` for parts without a closed form or a smooth
+    one-point solve: shared support points, batch bisection, then ``solve``."""
+    n = len(P)
     th = np.linspace(0.0, 2 * math.pi, _GRID, endpoint=False)
     U = _unit(th)
     SA, SB = A0.support(U), B.support(-U)

@@ -1,0 +1,242 @@
+"""Certified signed distance between two smooth convex parts, one point at a time.
+
+A *smooth part* here is an ellipse grown by a disc (``Ellipse``, ``Disc``, or a
+``Sum`` of one ellipse and discs): its support function in direction
+u(t) = (cos t, sin t) is
+
+    h(t) = u.c + n(t) + r,   n(t) = sqrt(a^2 (u.e1)^2 + b^2 (u.e2)^2)
+
+(e1, e2 the axes; a = b = 0 for a disc), and its radius of curvature at normal t is
+rho(t) = a^2 b^2 / n^3 + r. For A moved by p and B, the difference body C = B - (A + p)
+has h_C(t) = d.u + n_A(t) + n_B(t) + r_A + r_B with d = c_B - c_A - p (both n are
+even in u), and
+
+    sd(A + p, B) = -min over t of h_C(t),    h_C'' = rho_A + rho_B + r_A + r_B - h_C
+
+(the gap when apart, minus the penetration depth when overlapping). So the distance
+is the minimum of one smooth periodic function whose value, slope and second
+derivative are all closed forms; Newton's method finds it in a few steps. What makes
+the answer *certified* (as in ``convex_distance``) is a pair of proven bounds:
+
+* LOWER bound on sd: -h_C(t) for any t (any direction's support gap).
+* UPPER bound on sd: a lower bound on h_C over the whole circle. Between two angles
+  t_a < t_b where h_C is known with slopes g_a, g_b, h_C'' >= rho_min - H >= -K with
+  H >= h_C on the gap (max(h_a, h_b) + reach * width / 2, reach >= |h_C'|) and
+  K = max(0, H - rho_min), so h_C lies above both end tangents bent down by K s^2 / 2;
+  the least of these over every gap bounds min h_C from below.
+
+Apart (the minimum is negative) no global sampling is needed: where h_C < 0 it is
+strictly convex (h_C'' = rho - h_C > 0), and the directions where it is negative form
+one arc shorter than a half turn, so a local minimum with a negative value is the
+global one. Two angles either side of Newton's root with negative values and slopes
+of opposite signs then prove it: the tangent lines there bound h_C below on the
+bracket, and outside it h_C only grows (convexity on the arc, h_C >= 0 off it).
+Otherwise (overlapping or nearly touching, where h_C may have several local minima)
+the circle is sampled at ``SAMPLES`` angles, every gap gets the bent-tangent bound,
+and the gap holding the least bound is refined by Newton (safeguarded inside it)
+until the bounds are within ``tol``. A solve that does not certify within its caps
+returns None, and the caller uses the general solver (``convex_distance.solve``).
+
+Nothing here knows about any game's rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+#: certificate width (unit of the scenario): the same as the general solver's
+CERT_TOL = 1e-9
+#: even sample angles of the global bound (overlapping or nearly touching)
+SAMPLES = 32
+#: Newton steps of the apart fast path before it gives up
+NEWTON_STEPS = 30
+#: gap refinements of the global path before it gives up (the caller then solves)
+MAX_REFINE = 60
+
+_TWO_PI = 2.0 * math.pi
+
+
+class Smooth(NamedTuple):
+    """An ellipse (a, b along the unit axis (ct, st)) grown by r, centred at (cx, cy)."""
+
+    cx: float
+    cy: float
+    a: float
+    b: float
+    ct: float
+    st: float
+    r: float
+
+    @property
+    def rho_min(self) -> float:
+        return (min(self.a, self.b) ** 2 / max(self.a, self.b) if self.a > 0.0 and self.b > 0.0 else 0.0) + self.r
+
+    @property
+    def extent(self) -> float:
+        """The largest distance from the centre to the part."""
+        return max(self.a, self.b) + self.r
+
+
+class Pair:
+    """The fixed data of one part pair (A to be moved by p, B fixed): everything of
+    h_C but the translation, so each point costs only its own evaluations."""
+
+    def __init__(self, A: Smooth, B: Smooth) -> None:
+        self.A, self.B = A, B
+        self.r = A.r + B.r
+        self.rho_min = A.rho_min + B.rho_min
+        self.ext = A.extent + B.extent
+        # perf: the ellipse terms as (a^2, b^2, axis); a disc contributes only to r
+        self.ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (A, B) if e.a > 0.0]
+        self.dcx, self.dcy = B.cx - A.cx, B.cy - A.cy
+
+    def eval(self, dx: float, dy: float, t: float) -> tuple[float, float, float]:
+        """h_C, h_C' and h_C'' at angle t for d = (dx, dy)."""
+        c, s = math.cos(t), math.sin(t)
+        h = dx * c + dy * s + self.r
+        g = dy * c - dx * s
+        rho = self.r
+        for a2, b2, ct, st in self.ells:
+            uc = c * ct + s * st
+            us = s * ct - c * st
+            n = math.sqrt(a2 * uc * uc + b2 * us * us)
+            h += n
+            g += (b2 - a2) * uc * us / n
+            rho += a2 * b2 / (n * n * n)
+        return h, g, rho - h
+
+
+def _gap_lb(ha: float, ga: float, hb: float, gb: float, w: float, reach: float, rho_min: float) -> tuple[float, float]:
+    """The bent-tangent lower bound of h_C over a gap of width w (see the module text),
+    and the offset into the gap where the two bent tangents cross (or w / 2)."""
+    K = max(0.0, max(ha, hb) + reach * w / 2.0 - rho_min)
+    num = ha - hb + gb * w + K * w * w / 2.0
+    den = ga - gb - K * w
+    lb = min(ha, hb)
+    if den != 0.0:
+        sc = -num / den
+        if 0.0 < sc < w:
+            return min(lb, ha + ga * sc - K * sc * sc / 2.0), sc
+    return lb, w / 2.0
+
+
+def sd_certified(pair: Pair, px: float, py: float, tol: float = CERT_TOL) -> tuple[float, float, float] | None:
+    """Certified sd(A + p, B) as (value, lower, upper) with upper - lower <= tol (the
+    value is the bracket's middle), or None when the caps are reached."""
+    dx, dy = pair.dcx - px, pair.dcy - py
+    nd = math.hypot(dx, dy)
+    reach = nd + pair.ext  # |h_C'| <= |z| <= this for every support point z of C
+    t0 = math.atan2(-dy, -dx) if nd > 0.0 else 0.0  # the centres' direction
+    got = _apart(pair, dx, dy, t0, tol)
+    if got is not None:
+        return got
+    return _global(pair, dx, dy, t0, reach, tol)
+
+
+def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[float, float, float] | None:
+    """The fast path when the parts are apart: Newton from the centre direction, then
+    the two-sided certificate of the module text (None if it does not hold)."""
+    ev = pair.eval
+    for _ in range(NEWTON_STEPS):
+        h, g, h2 = ev(dx, dy, t)
+        if h2 <= 0.0:
+            return None  # not on an arc where h_C is convex
+        step = g / h2
+        if step > 0.5:
+            step = 0.5
+        elif step < -0.5:
+            step = -0.5
+        t -= step
+        if abs(step) <= 1e-15 * (1.0 + abs(t)):
+            break
+    h, g, h2 = ev(dx, dy, t)
+    if h >= 0.0 or h2 <= 0.0:
+        return None
+    # two angles either side, near enough that the tangent lines certify tol
+    delta = 0.25 * math.sqrt(tol / h2)
+    for _ in range(3):
+        ha, ga, _ = ev(dx, dy, t - delta)
+        hb, gb, _ = ev(dx, dy, t + delta)
+        if ha < 0.0 and hb < 0.0 and ga < 0.0 < gb:
+            lb, _ = _gap_lb(ha, ga, hb, gb, 2.0 * delta, 0.0, 0.0)  # convex: K = 0
+            hmin = min(h, ha, hb)
+            if hmin - lb <= tol:
+                return (-hmin - lb) / 2.0, -hmin, -lb
+        delta *= 4.0  # Newton's root is off by more than delta: widen once or twice
+    return None
+
+
+def _global(pair: Pair, dx: float, dy: float, t0: float, reach: float, tol: float) -> tuple[float, float, float] | None:
+    """The sampled path: bent-tangent bounds on every gap, the least one refined."""
+    ev = pair.eval
+    rho_min = pair.rho_min
+    w0 = _TWO_PI / SAMPLES
+    T = [t0 + i * w0 for i in range(SAMPLES)]
+    H: list[float] = []
+    G: list[float] = []
+    for t in T:
+        h, g, _ = ev(dx, dy, t)
+        H.append(h)
+        G.append(g)
+    n = SAMPLES
+    LB = []
+    for j in range(n):
+        k = (j + 1) % n
+        LB.append(_gap_lb(H[j], G[j], H[k], G[k], w0, reach, rho_min)[0])
+    hmin = min(H)
+    for _ in range(MAX_REFINE):
+        lbmin = min(LB)
+        if hmin - lbmin <= tol:
+            return (-hmin - lbmin) / 2.0, -hmin, -lbmin
+        j = LB.index(lbmin)
+        k = (j + 1) % len(T)
+        ta = T[j]
+        tb = T[k] if k else T[0] + _TWO_PI
+        w = tb - ta
+        ha, ga, hb, gb = H[j], G[j], H[k], G[k]
+        new: list[float] = []
+        if ga < 0.0 < gb:
+            # a local minimum inside: Newton on h_C', kept inside the shrinking bracket
+            lo, hi = ta, tb
+            t = ta + _gap_lb(ha, ga, hb, gb, w, reach, rho_min)[1]
+            for _ in range(NEWTON_STEPS):
+                h, g, h2 = ev(dx, dy, t)
+                if g < 0.0:
+                    lo = t
+                elif g > 0.0:
+                    hi = t
+                else:
+                    break
+                tn = t - g / h2 if h2 > 0.0 else 0.5 * (lo + hi)
+                if not lo < tn < hi:
+                    tn = 0.5 * (lo + hi)
+                if abs(tn - t) <= 1e-15 * (1.0 + abs(t)) or hi - lo <= 1e-15 * (1.0 + abs(t)):
+                    t = tn
+                    break
+                t = tn
+            h, g, h2 = ev(dx, dy, t)
+            delta = 0.25 * math.sqrt(tol / max(h2 + 2.0 * max(0.0, h - rho_min), 1e-300))
+            new = [x for x in (t - delta, t, t + delta) if ta < x < tb]
+        if not new:
+            # no minimum proven inside (or it sits at an end): split at the crossing
+            # of the bent tangents (a Newton-like step from both ends)
+            sc = _gap_lb(ha, ga, hb, gb, w, reach, rho_min)[1]
+            sc = min(max(sc, 1e-3 * w), (1.0 - 1e-3) * w)
+            new = [ta + sc]
+        pts = [(ta, ha, ga)]
+        for x in new:
+            h, g, _ = ev(dx, dy, x)
+            pts.append((x, h, g))
+            hmin = min(hmin, h)
+        pts.append((tb, hb, gb))
+        lbs = [_gap_lb(p[1], p[2], q[1], q[2], q[0] - p[0], reach, rho_min)[0] for p, q in zip(pts, pts[1:])]
+        # splice the new angles in after T[j] (and the new gaps in place of gap j)
+        T[j + 1:j + 1] = [p[0] for p in pts[1:-1]]
+        H[j + 1:j + 1] = [p[1] for p in pts[1:-1]]
+        G[j + 1:j + 1] = [p[2] for p in pts[1:-1]]
+        LB[j:j + 1] = lbs
+    return None
+
+
+__all__ = ["CERT_TOL", "Pair", "Smooth", "sd_certified"]
