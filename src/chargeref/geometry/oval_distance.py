@@ -20,10 +20,10 @@ the answer *certified* (as in ``convex_distance``) is a pair of proven bounds:
 
 * LOWER bound on sd: -h_C(t) for any t (any direction's support gap).
 * UPPER bound on sd: a lower bound on h_C over the whole circle. Between two angles
-  t_a < t_b where h_C is known with slopes g_a, g_b, h_C'' >= rho_min - H >= -K with
-  H >= h_C on the gap (max(h_a, h_b) + reach * width / 2, reach >= |h_C'|) and
-  K = max(0, H - rho_min), so h_C lies above both end tangents bent down by K s^2 / 2;
-  the least of these over every gap bounds min h_C from below.
+  t_a < t_b where h_C is known with slopes g_a, g_b, h_C'' >= -K (``Pair.bend``: term
+  by term, from how fast d.u and each ellipse's n can move across the gap), so h_C
+  lies above both end tangents bent down by K s^2 / 2; the least of these over every
+  gap bounds min h_C from below.
 
 Apart (the minimum is negative) no global sampling is needed: where h_C < 0 it is
 strictly convex (h_C'' = rho - h_C > 0), and the directions where it is negative form
@@ -52,7 +52,7 @@ SAMPLES = 32
 #: Newton steps of the apart fast path before it gives up
 NEWTON_STEPS = 30
 #: gap refinements of the global path before it gives up (the caller then solves)
-MAX_REFINE = 60
+MAX_REFINE = 200
 
 _TWO_PI = 2.0 * math.pi
 
@@ -72,11 +72,6 @@ class Smooth(NamedTuple):
     def rho_min(self) -> float:
         return (min(self.a, self.b) ** 2 / max(self.a, self.b) if self.a > 0.0 and self.b > 0.0 else 0.0) + self.r
 
-    @property
-    def extent(self) -> float:
-        """The largest distance from the centre to the part."""
-        return max(self.a, self.b) + self.r
-
 
 class Pair:
     """The fixed data of one part pair (A to be moved by p, B fixed): everything of
@@ -86,31 +81,50 @@ class Pair:
         self.A, self.B = A, B
         self.r = A.r + B.r
         self.rho_min = A.rho_min + B.rho_min
-        self.ext = A.extent + B.extent
         # perf: the ellipse terms as (a^2, b^2, axis); a disc contributes only to r
         self.ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (A, B) if e.a > 0.0]
         self.dcx, self.dcy = B.cx - A.cx, B.cy - A.cy
 
     def eval(self, dx: float, dy: float, t: float) -> tuple[float, float, float]:
         """h_C, h_C' and h_C'' at angle t for d = (dx, dy)."""
+        h, g, h2, _ = self.eval_n(dx, dy, t)
+        return h, g, h2
+
+    def eval_n(self, dx: float, dy: float, t: float) -> tuple[float, float, float, tuple[float, ...]]:
+        """``eval`` and each ellipse's n(t) (for the local curvature bound)."""
         c, s = math.cos(t), math.sin(t)
         h = dx * c + dy * s + self.r
         g = dy * c - dx * s
         rho = self.r
+        ns = []
         for a2, b2, ct, st in self.ells:
             uc = c * ct + s * st
             us = s * ct - c * st
             n = math.sqrt(a2 * uc * uc + b2 * us * us)
+            ns.append(n)
             h += n
             g += (b2 - a2) * uc * us / n
             rho += a2 * b2 / (n * n * n)
-        return h, g, rho - h
+        return h, g, rho - h, tuple(ns)
+
+    def bend(self, ha: float, na: tuple[float, ...], hb: float, nb: tuple[float, ...], w: float, nd: float) -> float:
+        """K >= 0 with h_C'' >= -K on a gap of width w whose ends have values ha, hb and
+        ellipse terms na, nb, for |d| = nd. Term by term, h_C'' = -(d.u) + sum of
+        n'' (a disc's r contributes nothing): d.u moves no faster than |d|, so
+        -(d.u) >= -(max of its end values + |d| w / 2); an ellipse term moves no faster
+        than its major semi-axis (|n'| = |u x q| <= |q|), so n <= n_max = max(n_a, n_b)
+        + a w / 2 on the gap, and n'' = a^2 b^2 / n^3 - n >= a^2 b^2 / n_max^3 - n_max."""
+        du = max(ha - sum(na), hb - sum(nb)) - self.r + nd * w / 2.0
+        for (a2, b2, _, _), x, y in zip(self.ells, na, nb, strict=True):
+            n = max(x, y) + math.sqrt(max(a2, b2)) * w / 2.0
+            du += n - a2 * b2 / (n * n * n)
+        return max(0.0, du)
 
 
-def _gap_lb(ha: float, ga: float, hb: float, gb: float, w: float, reach: float, rho_min: float) -> tuple[float, float]:
-    """The bent-tangent lower bound of h_C over a gap of width w (see the module text),
-    and the offset into the gap where the two bent tangents cross (or w / 2)."""
-    K = max(0.0, max(ha, hb) + reach * w / 2.0 - rho_min)
+def _gap_lb(ha: float, ga: float, hb: float, gb: float, w: float, K: float) -> tuple[float, float]:
+    """The bent-tangent lower bound of h_C over a gap of width w where h_C'' >= -K
+    (K >= 0; see the module text), and the offset into the gap where the two bent
+    tangents cross (or w / 2)."""
     num = ha - hb + gb * w + K * w * w / 2.0
     den = ga - gb - K * w
     lb = min(ha, hb)
@@ -126,12 +140,11 @@ def sd_certified(pair: Pair, px: float, py: float, tol: float = CERT_TOL) -> tup
     value is the bracket's middle), or None when the caps are reached."""
     dx, dy = pair.dcx - px, pair.dcy - py
     nd = math.hypot(dx, dy)
-    reach = nd + pair.ext  # |h_C'| <= |z| <= this for every support point z of C
     t0 = math.atan2(-dy, -dx) if nd > 0.0 else 0.0  # the centres' direction
     got = _apart(pair, dx, dy, t0, tol)
     if got is not None:
         return got
-    return _global(pair, dx, dy, t0, reach, tol)
+    return _global(pair, dx, dy, t0, nd, tol)
 
 
 def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[float, float, float] | None:
@@ -159,7 +172,7 @@ def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[floa
         ha, ga, _ = ev(dx, dy, t - delta)
         hb, gb, _ = ev(dx, dy, t + delta)
         if ha < 0.0 and hb < 0.0 and ga < 0.0 < gb:
-            lb, _ = _gap_lb(ha, ga, hb, gb, 2.0 * delta, 0.0, 0.0)  # convex: K = 0
+            lb, _ = _gap_lb(ha, ga, hb, gb, 2.0 * delta, 0.0)  # convex: K = 0
             hmin = min(h, ha, hb)
             if hmin - lb <= tol:
                 return (-hmin - lb) / 2.0, -hmin, -lb
@@ -167,23 +180,25 @@ def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[floa
     return None
 
 
-def _global(pair: Pair, dx: float, dy: float, t0: float, reach: float, tol: float) -> tuple[float, float, float] | None:
+def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float) -> tuple[float, float, float] | None:
     """The sampled path: bent-tangent bounds on every gap, the least one refined."""
-    ev = pair.eval
-    rho_min = pair.rho_min
+    ev = pair.eval_n
+    bend = pair.bend
     w0 = _TWO_PI / SAMPLES
     T = [t0 + i * w0 for i in range(SAMPLES)]
     H: list[float] = []
     G: list[float] = []
+    NS: list[tuple[float, ...]] = []
     for t in T:
-        h, g, _ = ev(dx, dy, t)
+        h, g, _, ns = ev(dx, dy, t)
         H.append(h)
         G.append(g)
+        NS.append(ns)
     n = SAMPLES
     LB = []
     for j in range(n):
         k = (j + 1) % n
-        LB.append(_gap_lb(H[j], G[j], H[k], G[k], w0, reach, rho_min)[0])
+        LB.append(_gap_lb(H[j], G[j], H[k], G[k], w0, bend(H[j], NS[j], H[k], NS[k], w0, nd))[0])
     hmin = min(H)
     for _ in range(MAX_REFINE):
         lbmin = min(LB)
@@ -195,13 +210,14 @@ def _global(pair: Pair, dx: float, dy: float, t0: float, reach: float, tol: floa
         tb = T[k] if k else T[0] + _TWO_PI
         w = tb - ta
         ha, ga, hb, gb = H[j], G[j], H[k], G[k]
+        K = bend(ha, NS[j], hb, NS[k], w, nd)
         new: list[float] = []
         if ga < 0.0 < gb:
             # a local minimum inside: Newton on h_C', kept inside the shrinking bracket
             lo, hi = ta, tb
-            t = ta + _gap_lb(ha, ga, hb, gb, w, reach, rho_min)[1]
+            t = ta + _gap_lb(ha, ga, hb, gb, w, K)[1]
             for _ in range(NEWTON_STEPS):
-                h, g, h2 = ev(dx, dy, t)
+                h, g, h2, _ = ev(dx, dy, t)
                 if g < 0.0:
                     lo = t
                 elif g > 0.0:
@@ -215,26 +231,28 @@ def _global(pair: Pair, dx: float, dy: float, t0: float, reach: float, tol: floa
                     t = tn
                     break
                 t = tn
-            h, g, h2 = ev(dx, dy, t)
-            delta = 0.25 * math.sqrt(tol / max(h2 + 2.0 * max(0.0, h - rho_min), 1e-300))
+            h, g, h2, _ = ev(dx, dy, t)
+            delta = 0.25 * math.sqrt(tol / max(abs(h2) + 2.0 * max(0.0, h - pair.rho_min), 1e-300))
             new = [x for x in (t - delta, t, t + delta) if ta < x < tb]
         if not new:
             # no minimum proven inside (or it sits at an end): split at the crossing
             # of the bent tangents (a Newton-like step from both ends)
-            sc = _gap_lb(ha, ga, hb, gb, w, reach, rho_min)[1]
+            sc = _gap_lb(ha, ga, hb, gb, w, K)[1]
             sc = min(max(sc, 1e-3 * w), (1.0 - 1e-3) * w)
             new = [ta + sc]
-        pts = [(ta, ha, ga)]
+        pts = [(ta, ha, ga, NS[j])]
         for x in new:
-            h, g, _ = ev(dx, dy, x)
-            pts.append((x, h, g))
+            h, g, _, ns = ev(dx, dy, x)
+            pts.append((x, h, g, ns))
             hmin = min(hmin, h)
-        pts.append((tb, hb, gb))
-        lbs = [_gap_lb(p[1], p[2], q[1], q[2], q[0] - p[0], reach, rho_min)[0] for p, q in zip(pts, pts[1:])]
+        pts.append((tb, hb, gb, NS[k]))
+        lbs = [_gap_lb(p[1], p[2], q[1], q[2], q[0] - p[0], bend(p[1], p[3], q[1], q[3], q[0] - p[0], nd))[0]
+               for p, q in zip(pts, pts[1:], strict=False)]
         # splice the new angles in after T[j] (and the new gaps in place of gap j)
         T[j + 1:j + 1] = [p[0] for p in pts[1:-1]]
         H[j + 1:j + 1] = [p[1] for p in pts[1:-1]]
         G[j + 1:j + 1] = [p[2] for p in pts[1:-1]]
+        NS[j + 1:j + 1] = [p[3] for p in pts[1:-1]]
         LB[j:j + 1] = lbs
     return None
 

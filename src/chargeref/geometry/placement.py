@@ -38,7 +38,15 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
-from .shapes import Capsule, ConvexPolygon, Disc, Footprint, Sum, footprint_translations_sd
+from .shapes import (
+    Capsule,
+    ConvexPolygon,
+    Disc,
+    Footprint,
+    Sum,
+    footprint_translations_sd,
+    smooth_part,
+)
 
 #: angular tolerance of the root finder (radians): at a radius of 10" this is 1e-11"
 ROOT_XTOL = 1e-12
@@ -247,10 +255,24 @@ class OffsetCurve:
         return best + abs(self.d)
 
     def at(self, k: int, th: np.ndarray) -> np.ndarray:
+        if np.size(th) == 1:
+            # perf: one angle at a time (the root finder's brentq) in plain floats when
+            # both parts are smooth (ellipses grown by discs): the same support points
+            # as below, without the per-call array work
+            fast = self._fast(k)
+            if fast is not None:
+                return fast(float(np.reshape(th, -1)[0]))
         tp, mp, c = self.pieces[k]
         th = np.atleast_1d(np.asarray(th, dtype=float))
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
+
+    def _fast(self, k: int) -> Callable[[float], np.ndarray] | None:
+        """The scalar form of ``at`` for piece k (built once), or None."""
+        cache = self.__dict__.setdefault("_fast_at", {})
+        if k not in cache:
+            cache[k] = _scalar_curve(*self.pieces[k], self.d)
+        return cache[k]
 
     def is_circle(self) -> tuple[np.ndarray, float] | None:
         if self.mover.is_disc and self.target.is_disc:
@@ -333,6 +355,33 @@ class OffsetCurve:
                 if best is None or dq < best[0] - 1e-15:
                     best = (dq, q)
         return np.zeros((0, 2)) if best is None else best[1][None]
+
+
+def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[float], np.ndarray] | None:
+    """``OffsetCurve.at`` for one angle in plain floats, or None when a part is not an
+    ellipse grown by a disc. With q_P(u) the support point of part P relative to its
+    own centre (odd in u), c(θ) = c_T + q_T(u) + q_M(u) - (c_M - c) + d·u."""
+    st, sm = smooth_part(tp), smooth_part(mp)  # type: ignore[arg-type]
+    if st is None or sm is None:
+        return None
+    bx = st.cx - (sm.cx - float(c[0]))
+    by = st.cy - (sm.cy - float(c[1]))
+    r = st.r + sm.r + d
+    ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (st, sm) if e.a > 0.0]
+
+    def curve(t: float) -> np.ndarray:
+        ux, uy = math.cos(t), math.sin(t)
+        x, y = bx + r * ux, by + r * uy
+        for a2, b2, ct, s_ in ells:
+            uc = ux * ct + uy * s_
+            us = uy * ct - ux * s_
+            n = math.sqrt(a2 * uc * uc + b2 * us * us)
+            pc, ps = a2 * uc / n, b2 * us / n
+            x += pc * ct - ps * s_
+            y += pc * s_ + ps * ct
+        return np.array([[x, y]])
+
+    return curve
 
 
 def angle_roots(
