@@ -24,15 +24,17 @@ from scipy.optimize import minimize_scalar
 from chargeref.geometry import oval_distance
 from chargeref.geometry.convex_distance import solve
 from chargeref.geometry.oval_distance import CERT_TOL, Pair, sd_certified
-from chargeref.geometry.placement import OffsetCurve, grown
+from chargeref.geometry.placement import OffsetCurve, grown, locus_crossings, sd_at, sd_at1
 from chargeref.geometry.shapes import (
     Convex,
+    ConvexPolygon,
     Disc,
     Ellipse,
     Footprint,
     Sum,
     _eberly,
     _translations_general,
+    point_sd,
     smooth_part,
     translations_signed_distance,
 )
@@ -235,3 +237,40 @@ def test_offset_curve_one_angle_is_the_batch_point(th: float, d: float, grow: bo
     many = cur.at(0, np.array([th, th + 1.0]))[:1]
     assert cur._fast(0) is not None
     assert np.max(np.abs(one - many)) <= 1e-12
+
+
+# ------------------------------------------------------------------ one point in plain floats
+
+
+@SETTINGS
+@given(part(), part(), st.tuples(st.floats(-4, 4), st.floats(-4, 4)))
+@example(Disc((0.0, 0.0), 0.63), Ellipse((2.0, 0.0), 1.18, 0.69, 0.0), (0.19, 0.0))  # touching the axis end
+@example(Ellipse((0.0, 0.0), 0.69, 1.18, 0.3), Disc((0.0, 0.0), 0.63), (0.0, 0.0))  # disc inside, b > a
+def test_point_sd_is_translations_signed_distance(A: Convex, B: Convex, p: tuple[float, float]) -> None:
+    fn = point_sd(A, B)
+    assert fn is not None
+    want = translations_signed_distance(A, B, np.array([p]))[0]
+    assert abs(fn(*p) - want) <= CERT_TOL
+
+
+def test_point_sd_has_no_form_for_polygons() -> None:
+    sq = ConvexPolygon(((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)))
+    assert point_sd(Ellipse((0.0, 0.0), 1.0, 0.5, 0.0), sq) is None
+    assert sd_at1(Footprint((Disc((0.0, 0.0), 0.5),)), Footprint((sq,))) is None
+
+
+@pytest.mark.parametrize("k", [0.0, 0.5, 2.0])
+def test_roots_with_the_one_point_form_are_the_same(k: float) -> None:
+    """locus_crossings of an oval mover (its root finder now takes one-point floats)
+    against the same crossings found with arrays only."""
+    mover = Footprint((Ellipse((0.0, 0.0), 1.18, 0.69, 0.4),), "oval", (0.0, 0.0))
+    target = Footprint((Ellipse((5.0, 1.0), 1.4, 0.8, -0.3),), "oval", (5.0, 1.0))
+    other = Footprint((Disc((4.0, 3.5), 0.63),), "round", (4.0, 3.5))
+    got = locus_crossings(mover, target, 0.5, other, k)
+    cur = OffsetCurve(mover, target, 0.5)
+    ref = cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0)
+    assert len(got) == len(ref) > 0
+    for q in got:
+        assert np.min(np.hypot(*(ref - q).T)) <= 1e-9
+        assert abs(float(sd_at(mover, q[None], other)[0]) - k) <= 1e-9
+        assert abs(float(sd_at(mover, q[None], target)[0]) - 0.5) <= 1e-9

@@ -45,6 +45,7 @@ from .shapes import (
     Footprint,
     Sum,
     footprint_translations_sd,
+    point_sd,
     smooth_part,
 )
 
@@ -261,13 +262,13 @@ class OffsetCurve:
             # as below, without the per-call array work
             fast = self._fast(k)
             if fast is not None:
-                return fast(float(np.reshape(th, -1)[0]))
+                return np.array([fast(float(np.reshape(th, -1)[0]))])
         tp, mp, c = self.pieces[k]
         th = np.atleast_1d(np.asarray(th, dtype=float))
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
 
-    def _fast(self, k: int) -> Callable[[float], np.ndarray] | None:
+    def _fast(self, k: int) -> Callable[[float], tuple[float, float]] | None:
         """The scalar form of ``at`` for piece k (built once), or None."""
         cache = self.__dict__.setdefault("_fast_at", {})
         if k not in cache:
@@ -280,18 +281,23 @@ class OffsetCurve:
             return t.center, self.mover.parts[0].r + t.r + self.d  # type: ignore[attr-defined]
         return None
 
-    def roots(self, g: Callable[[np.ndarray], np.ndarray], g_lip: float | None = None) -> np.ndarray:
+    def roots(self, g: Callable[[np.ndarray], np.ndarray], g_lip: float | None = None,
+              g1: Callable[[float, float], float] | None = None) -> np.ndarray:
         """Points of the curve where the scalar function ``g`` of the centre is zero.
 
         ``g_lip``: a Lipschitz constant of g in the point (1 for a distance). With it
         (and a curve whose speed is bounded, ``speed``) the roots are isolated with a
-        proof (``angle_roots``); without it, by the refined angle set."""
+        proof (``angle_roots``); without it, by the refined angle set. ``g1``
+        (optional): g of one point (x, y) in plain floats, the same function (perf:
+        the root finder's one-angle-at-a-time calls skip the array work)."""
         out = []
         sp = self.speed()
         lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH):
+            fast = self._fast(k) if g1 is not None else None
+            f1 = None if fast is None or g1 is None else (lambda th, c=fast: g1(*c(th)))
+            for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH, f1=f1):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
                 if abs(float(g(q[None])[0])) <= 1e-7:
@@ -357,7 +363,7 @@ class OffsetCurve:
         return np.zeros((0, 2)) if best is None else best[1][None]
 
 
-def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[float], np.ndarray] | None:
+def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[float], tuple[float, float]] | None:
     """``OffsetCurve.at`` for one angle in plain floats, or None when a part is not an
     ellipse grown by a disc. With q_P(u) the support point of part P relative to its
     own centre (odd in u), c(θ) = c_T + q_T(u) + q_M(u) - (c_M - c) + d·u."""
@@ -369,7 +375,7 @@ def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[
     r = st.r + sm.r + d
     ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (st, sm) if e.a > 0.0]
 
-    def curve(t: float) -> np.ndarray:
+    def curve(t: float) -> tuple[float, float]:
         ux, uy = math.cos(t), math.sin(t)
         x, y = bx + r * ux, by + r * uy
         for a2, b2, ct, s_ in ells:
@@ -379,14 +385,14 @@ def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[
             pc, ps = a2 * uc / n, b2 * us / n
             x += pc * ct - ps * s_
             y += pc * s_ + ps * ct
-        return np.array([[x, y]])
+        return x, y
 
     return curve
 
 
 def angle_roots(
     f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None, lip: float | None = None,
-    touch: float = 0.0,
+    touch: float = 0.0, f1: Callable[[float], float] | None = None,
 ) -> list[float]:
     """Roots of a continuous 2π-periodic function of the angle, each to ROOT_XTOL.
 
@@ -395,9 +401,9 @@ def angle_roots(
     it: brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced
     plus ``extra``), doubled until two successive refinements give the same number of
     brackets (or MAX_ANGLES is reached); each bracket is then solved by brentq. Exact
-    zeros at sample angles are roots too. ``touch``: see ``lipschitz_roots``."""
+    zeros at sample angles are roots too. ``touch``, ``f1``: see ``lipschitz_roots``."""
     if lip is not None and math.isfinite(lip) and lip > 0.0:
-        got = lipschitz_roots(f, extra or [], lip, touch=touch)
+        got = lipschitz_roots(f, extra or [], lip, touch=touch, f1=f1)
         if got is not None:
             return got
     extra = extra or []
@@ -464,6 +470,7 @@ def lipschitz_roots(
     lip: float,
     touch: float = 0.0,
     loose: Callable[[np.ndarray], np.ndarray] | None = None,
+    f1: Callable[[float], float] | None = None,
 ) -> list[float] | None:
     """Roots of a 2π-periodic f with |f'| <= lip between the ``extra`` angles (where f
     may jump), isolated with a proof. Starting from ``START_ANGLES`` even angles plus ``extra``, an interval
@@ -491,7 +498,10 @@ def lipschitz_roots(
     Past ``MAX_EVALS`` evaluations the intervals not yet cleared are grouped into runs
     of adjacent ones and each run gives its sample of least |f| (a touching point
     found at the resolution reached; ``ISOLATION_STATS`` counts it). The result type
-    keeps ``None`` for its callers, but a list is always returned."""
+    keeps ``None`` for its callers, but a list is always returned.
+
+    ``f1`` (optional): f at one angle in plain floats, the same function (used by the
+    brentq solves, one angle at a time)."""
     # f may jump at a corner: sample just either side of it, and never judge the
     # interval across the jump (``OffsetCurve.roots`` solves the straight piece there)
     # (the period runs from s to s + 2π, with s off every corner)
@@ -508,7 +518,7 @@ def lipschitz_roots(
     a, b, fa, fb = th[:-1], th[1:], v[:-1], v[1:]
     a, b, fa, fb = _drop_jumps(a, b, fa, fb, ex)
     lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
-    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES)
+    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES, f1)
 
 
 def _isolate(
@@ -523,15 +533,16 @@ def _isolate(
     touch: float = 0.0,
     loose: np.ndarray | None = None,
     loose_width: float = 0.0,
+    f_one: Callable[[float], float] | None = None,
 ) -> list[float] | None:
     """The roots of f inside the intervals [a[i], b[i]] (values fa, fb at their ends),
     |f'| <= lip: sign changes by brentq, same-sign intervals dropped by the Lipschitz
     bound or halved (see ``lipschitz_roots``). ``loose[i]`` True: interval i has no
-    bound, it is halved down to ``loose_width`` and judged by sign changes only."""
+    bound, it is halved down to ``loose_width`` and judged by sign changes only.
+    ``f_one``: f at one angle in plain floats (else f on a one-element array)."""
     from .. import budget as _budget
 
-    def f1(x: float) -> float:
-        return float(np.asarray(f(np.array([x])))[0])
+    f1: Callable[[float], float] = f_one if f_one is not None else (lambda x: float(np.asarray(f(np.array([x])))[0]))
 
     lo = np.zeros(len(a), dtype=bool) if loose is None else np.asarray(loose, dtype=bool)
     held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -768,12 +779,37 @@ def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footpr
     # the circle's centre (cheap); otherwise solve for the exact gap to ``other``
     if b is not None:
         cb, rb = b
-        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb, g_lip=1.0)
+        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb, g_lip=1.0, g1=_circle_gap1(cb, rb))
     if a is not None:
         ca, ra = a
-        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra, g_lip=1.0)
+        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra, g_lip=1.0, g1=_circle_gap1(ca, ra))
     # a signed distance moves no faster than the point: 1-Lipschitz
-    return cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0)
+    one = sd_at1(mover, other)
+    g1 = None if one is None else (lambda x, y: one(x, y) - k)
+    return cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0, g1=g1)
+
+
+def _circle_gap1(c: np.ndarray, r: float) -> Callable[[float, float], float]:
+    """(x, y) -> |(x, y) - c| - r in plain floats."""
+    cx, cy = float(c[0]), float(c[1])
+    return lambda x, y: math.hypot(x - cx, y - cy) - r
+
+
+def sd_at1(mover: Footprint, other: Footprint) -> Callable[[float, float], float] | None:
+    """``sd_at`` for one point (x, y) in plain floats, or None when a part pair has no
+    one-point form (``shapes.point_sd``)."""
+    cx, cy = float(mover.center[0]), float(mover.center[1])
+    fns = []
+    for a in mover.parts:
+        for b in other.parts:
+            fn = point_sd(a, b)
+            if fn is None:
+                return None
+            fns.append(fn)
+    if len(fns) == 1:
+        f0 = fns[0]
+        return lambda x, y: f0(x - cx, y - cy)
+    return lambda x, y: min(fn(x - cx, y - cy) for fn in fns)
 
 
 def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.ndarray, rho: float) -> np.ndarray:
@@ -789,7 +825,7 @@ def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.
     c = np.asarray(c, dtype=float)
     if float(np.hypot(*(target.center - c))) > target.radius + 2 * mover.radius + d + rho:
         return np.zeros((0, 2))
-    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho, g_lip=1.0)
+    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho, g_lip=1.0, g1=_circle_gap1(c, rho))
 
 
 def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B: list[Footprint], gaps_b: list[float]) -> np.ndarray:

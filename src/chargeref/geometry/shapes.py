@@ -26,14 +26,14 @@ Nothing here knows about any game's rules.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .convex_distance import batch_overlap, batch_separated, solve
-from .oval_distance import Pair, Smooth, sd_certified
+from .oval_distance import Pair, Smooth, apart_many, sd_certified
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -661,6 +661,8 @@ def to_shapely(fp: Footprint, n: int = 64, circumscribed: bool = False):
 # ----------------------------------------------------------------------------------
 
 _GRID = 64
+#: from this many translations on, the apart rows of two smooth parts are solved as arrays
+_MANY = 8
 
 
 def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: float = SOLVE_TOL) -> np.ndarray:
@@ -703,9 +705,14 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
         from .. import budget as _budget
 
         pair = Pair(sa, sb)
-        out = np.empty(n)
+        if n >= _MANY:
+            # perf: the apart rows all at once (the same Newton steps and certificate)
+            out, ok = apart_many(pair, P[:, 0], P[:, 1], tol)
+            todo = np.flatnonzero(~ok)
+        else:
+            out, todo = np.empty(n), np.arange(n)
         rest = []
-        for i, (px, py) in enumerate(P.tolist()):
+        for i, (px, py) in zip(todo.tolist(), P[todo].tolist(), strict=True):
             if i % 64 == 63:
                 _budget.check()
             got = sd_certified(pair, px, py, tol)
@@ -717,6 +724,52 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
             out[rest] = _translations_general(A0, B, P[rest], tol)
         return out
     return _translations_general(A0, B, P, tol)
+
+
+def point_sd(A0: Convex, B: Convex, tol: float = SOLVE_TOL) -> Callable[[float, float], float] | None:
+    """``translations_signed_distance`` for one translation (px, py) in plain floats
+    (the same closed forms and the same certified one-point solve), or None for part
+    pairs without such a form. perf: the root finder's one-angle-at-a-time calls."""
+    A0, B = _round(A0), _round(B)
+    if isinstance(A0, Disc) and isinstance(B, Disc):
+        ax, ay, bx, by, r = A0.c[0], A0.c[1], B.c[0], B.c[1], A0.r + B.r
+        return lambda px, py: math.hypot(bx - (ax + px), by - (ay + py)) - r
+    if isinstance(A0, Disc) and isinstance(B, Ellipse):
+        ax, ay, r, eb = A0.c[0], A0.c[1], A0.r, _ellipse_frame(B)
+        return lambda px, py: _ellipse_point_sd1(eb, ax + px, ay + py) - r
+    if isinstance(B, Disc) and isinstance(A0, Ellipse):
+        bx, by, r, ea = B.c[0], B.c[1], B.r, _ellipse_frame(A0)
+        return lambda px, py: _ellipse_point_sd1(ea, bx - px, by - py) - r
+    sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is None or sb is None:
+        return None
+    pair = Pair(sa, sb)
+    A1, B1 = A0, B
+
+    def fn(px: float, py: float) -> float:
+        got = sd_certified(pair, px, py, tol)
+        if got is None:
+            return float(_translations_general(A1, B1, np.array([[px, py]]), tol)[0])
+        return got[0]
+
+    return fn
+
+
+def _ellipse_frame(E: Ellipse) -> tuple[float, float, float, float, float, float]:
+    """(cx, cy, cos theta, sin theta, a, b) as plain floats."""
+    return float(E.c[0]), float(E.c[1]), float(E.R[0, 0]), float(E.R[1, 0]), float(E.a), float(E.b)
+
+
+def _ellipse_point_sd1(e: tuple[float, float, float, float, float, float], x: float, y: float) -> float:
+    """``Ellipse.point_distance`` of one point in plain floats (the same solve), for the
+    ellipse given by ``_ellipse_frame``."""
+    cx, cy, ct, st, a, b = e
+    dx, dy = x - cx, y - cy
+    lx, ly = abs(dx * ct + dy * st), abs(dy * ct - dx * st)
+    if b > a:
+        a, b, lx, ly = b, a, ly, lx
+    d, inside = _eberly(a, b, lx, ly)
+    return -d if inside else d
 
 
 def smooth_part(p: Convex) -> Smooth | None:
