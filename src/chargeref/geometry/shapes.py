@@ -12,8 +12,10 @@ The signed distance between two convex sets ``A`` and ``B`` is
 
 which is the gap when they are apart and minus the penetration depth when they
 overlap (separating-hyperplane duality). We use closed forms where they exist
-(disc-disc, disc-polygon, point-ellipse by a bracketed root solve) and otherwise a
-certified solve (``convex_distance``): every step yields a proven lower bound (the
+(disc-disc, disc-polygon, point-ellipse by a bracketed root solve), for two ellipses
+grown by discs the one-point certified solve of ``oval_distance`` (Newton on the
+support angle), and otherwise a certified solve (``convex_distance``). Each of the
+last two yields a proven lower bound (the
 support gap of a direction) and a proven upper bound (two actual points, one on each
 body, or the depth of a polygon inscribed in the difference body), and the solve
 stops only when they are within ``SOLVE_TOL`` (1e-9 of the unit) of each other, far
@@ -670,7 +672,10 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
     certified to within ``tol`` (default 1e-9 of the unit).
 
     sd(A0+p, B) = max_u [ -h_B(-u) - h_A0(u) - u.p ]. Discs and polygonal cores take
-    closed forms. Otherwise (``convex_distance``): the support points of the two bodies
+    closed forms (a disc against a polygon or an ellipse either way round). Two
+    ellipses grown by discs take ``oval_distance`` (the apart rows as arrays from
+    ``_MANY`` rows on, the rest one by one; a row it does not certify goes on below).
+    Otherwise (``convex_distance``): the support points of the two bodies
     on 64 evenly spread directions are shared by every row; a row with a positive value
     among them is separated, and its maximum is bisected inside the proven bracket
     round the best of them (``batch_separated``; the support function is concave in
