@@ -227,16 +227,20 @@ def test_point_ellipse_distance_near_the_major_axis() -> None:
 
 @SETTINGS
 @given(st.floats(-7.0, 7.0), st.floats(0.0, 2.0), st.booleans())
-def test_offset_curve_one_angle_is_the_batch_point(th: float, d: float, grow: bool) -> None:
+def test_offset_curve_written_out_is_the_support_curve(th: float, d: float, grow: bool) -> None:
     T = Footprint((Ellipse((3.0, 1.0), 1.4, 0.7, 0.6),), "oval", (3.0, 1.0))
     if grow:
         T = grown(T, 0.3)
     M = Footprint((Ellipse((1.0, 2.0), 1.18, 0.69, -0.4),), "oval", (1.0, 2.0))
     cur = OffsetCurve(M, T, d)
-    one = cur.at(0, np.array([th]))
-    many = cur.at(0, np.array([th, th + 1.0]))[:1]
     assert cur._fast(0) is not None
-    assert np.max(np.abs(one - many)) <= 1e-12
+    ths = np.array([th, th + 1.0])
+    # the curve from the parts' support functions: c(θ) = s_T(u) − (s_M(−u) − c) + d·u
+    tp, mp, c = cur.pieces[0]
+    U = np.stack([np.cos(ths), np.sin(ths)], axis=-1)
+    ref = tp.support(U) - (mp.support(-U) - c) + d * U
+    assert np.max(np.abs(cur.at(0, ths) - ref)) <= 1e-12
+    assert np.max(np.abs(cur.at(0, np.array([th])) - ref[:1])) <= 1e-12
 
 
 # ------------------------------------------------------------------ one point in plain floats

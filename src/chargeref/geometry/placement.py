@@ -38,6 +38,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
+from .oval_distance import Smooth
 from .shapes import (
     Capsule,
     ConvexPolygon,
@@ -256,19 +257,20 @@ class OffsetCurve:
         return best + abs(self.d)
 
     def at(self, k: int, th: np.ndarray) -> np.ndarray:
-        if np.size(th) == 1:
-            # perf: one angle at a time (the root finder's brentq) in plain floats when
-            # both parts are smooth (ellipses grown by discs): the same support points
-            # as below, without the per-call array work
-            fast = self._fast(k)
-            if fast is not None:
+        fast = self._fast(k)
+        if fast is not None:
+            # perf: both parts smooth (ellipses grown by discs): the same support points
+            # as below, written out (one angle, as the root finder's brentq asks, in
+            # plain floats)
+            if np.size(th) == 1:
                 return np.array([fast(float(np.reshape(th, -1)[0]))])
+            return fast.many(np.atleast_1d(np.asarray(th, dtype=float)))
         tp, mp, c = self.pieces[k]
         th = np.atleast_1d(np.asarray(th, dtype=float))
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
 
-    def _fast(self, k: int) -> Callable[[float], tuple[float, float]] | None:
+    def _fast(self, k: int) -> _SmoothCurve | None:
         """The scalar form of ``at`` for piece k (built once), or None."""
         cache = self.__dict__.setdefault("_fast_at", {})
         if k not in cache:
@@ -363,22 +365,23 @@ class OffsetCurve:
         return np.zeros((0, 2)) if best is None else best[1][None]
 
 
-def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[float], tuple[float, float]] | None:
-    """``OffsetCurve.at`` for one angle in plain floats, or None when a part is not an
-    ellipse grown by a disc. With q_P(u) the support point of part P relative to its
-    own centre (odd in u), c(θ) = c_T + q_T(u) + q_M(u) - (c_M - c) + d·u."""
-    st, sm = smooth_part(tp), smooth_part(mp)  # type: ignore[arg-type]
-    if st is None or sm is None:
-        return None
-    bx = st.cx - (sm.cx - float(c[0]))
-    by = st.cy - (sm.cy - float(c[1]))
-    r = st.r + sm.r + d
-    ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (st, sm) if e.a > 0.0]
+class _SmoothCurve:
+    """``OffsetCurve.at`` for a piece whose two parts are ellipses grown by discs, with
+    the support points written out: with q_P(u) the support point of part P relative
+    to its own centre (odd in u), c(θ) = c_T + q_T(u) + q_M(u) - (c_M - c) + d·u.
+    Calling it gives one angle's point in plain floats; ``many`` the same for an array
+    of angles. perf: no per-call matrix products or stacking."""
 
-    def curve(t: float) -> tuple[float, float]:
+    def __init__(self, st: Smooth, sm: Smooth, c: np.ndarray, d: float) -> None:
+        self.bx = st.cx - (sm.cx - float(c[0]))
+        self.by = st.cy - (sm.cy - float(c[1]))
+        self.r = st.r + sm.r + d
+        self.ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (st, sm) if e.a > 0.0]
+
+    def __call__(self, t: float) -> tuple[float, float]:
         ux, uy = math.cos(t), math.sin(t)
-        x, y = bx + r * ux, by + r * uy
-        for a2, b2, ct, s_ in ells:
+        x, y = self.bx + self.r * ux, self.by + self.r * uy
+        for a2, b2, ct, s_ in self.ells:
             uc = ux * ct + uy * s_
             us = uy * ct - ux * s_
             n = math.sqrt(a2 * uc * uc + b2 * us * us)
@@ -387,7 +390,28 @@ def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> Callable[[
             y += pc * s_ + ps * ct
         return x, y
 
-    return curve
+    def many(self, th: np.ndarray) -> np.ndarray:
+        ux, uy = np.cos(th), np.sin(th)
+        out = np.empty((len(th), 2))
+        x, y = self.bx + self.r * ux, self.by + self.r * uy
+        for a2, b2, ct, s_ in self.ells:
+            uc = ux * ct + uy * s_
+            us = uy * ct - ux * s_
+            n = np.sqrt(a2 * uc * uc + b2 * us * us)
+            pc, ps = a2 * uc / n, b2 * us / n
+            x = x + (pc * ct - ps * s_)
+            y = y + (pc * s_ + ps * ct)
+        out[:, 0], out[:, 1] = x, y
+        return out
+
+
+def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | None:
+    """The written-out ``OffsetCurve.at`` of a piece, or None when a part is not an
+    ellipse grown by a disc."""
+    st, sm = smooth_part(tp), smooth_part(mp)  # type: ignore[arg-type]
+    if st is None or sm is None:
+        return None
+    return _SmoothCurve(st, sm, c, d)
 
 
 def angle_roots(
