@@ -517,7 +517,7 @@ class Footprint:
         c = self.center
         return self.translated((xy[0] - c[0], xy[1] - c[1]))
 
-    @property
+    @cached_property
     def is_disc(self) -> bool:
         return len(self.parts) == 1 and isinstance(self.parts[0], Disc)
 
