@@ -34,6 +34,7 @@ from chargeref.geometry.shapes import (
     Sum,
     _eberly,
     _translations_general,
+    ellipse_point_signed_distance,
     point_sd,
     smooth_part,
     translations_signed_distance,
@@ -278,3 +279,21 @@ def test_roots_with_the_one_point_form_are_the_same(k: float) -> None:
         assert np.min(np.hypot(*(ref - q).T)) <= 1e-9
         assert abs(float(sd_at(mover, q[None], other)[0]) - k) <= 1e-9
         assert abs(float(sd_at(mover, q[None], target)[0]) - 0.5) <= 1e-9
+
+
+def test_point_ellipse_distances_as_arrays_are_the_one_by_one_ones() -> None:
+    """``ellipse_point_signed_distance`` solves many points as arrays (``_eberly_many``)
+    and the rest (on an axis, at the centre) one by one: the same values."""
+    rng = np.random.default_rng(3)
+    for a, b in ((1.18, 0.69), (0.69, 1.18), (2.0, 0.1)):
+        P = rng.uniform(-3.0, 3.0, size=(400, 2))
+        P[:20, 1] = 0.0
+        P[20:40, 0] = 0.0
+        P[40:60, 1] = 1e-13
+        P[60] = (0.0, 0.0)
+        P[61] = (a, 0.0)  # on the boundary
+        got = ellipse_point_signed_distance(a, b, P)
+        for (x, y), v in zip(P, got, strict=True):
+            e0, e1, y0, y1 = (a, b, abs(x), abs(y)) if a >= b else (b, a, abs(y), abs(x))
+            d, inside = _eberly(e0, e1, y0, y1)
+            assert abs(v - (-d if inside else d)) <= 1e-12

@@ -87,6 +87,7 @@ class Pair:
         self.rho_min = A.rho_min + B.rho_min
         # perf: the ellipse terms as (a^2, b^2, axis); a disc contributes only to r
         self.ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (A, B) if e.a > 0.0]
+        self.bends = [(max(e.a, e.b), (e.a * e.b) ** 2) for e in (A, B) if e.a > 0.0]
         self.dcx, self.dcy = B.cx - A.cx, B.cy - A.cy
 
     def eval(self, dx: float, dy: float, t: float) -> tuple[float, float, float]:
@@ -110,34 +111,38 @@ class Pair:
         return h, g, rho - h
 
     def eval_n(self, dx: float, dy: float, t: float) -> tuple[float, float, float, tuple[float, ...]]:
-        """``eval`` and each ellipse's n(t) (for the local curvature bound)."""
+        """``eval`` and the terms of h_C at t: (d.u, n(t) of each ellipse) (for
+        ``bend``)."""
         c, s = math.cos(t), math.sin(t)
-        h = dx * c + dy * s + self.r
+        du = dx * c + dy * s
+        h = du + self.r
         g = dy * c - dx * s
         rho = self.r
-        ns = []
+        terms = [du]
         for a2, b2, ct, st in self.ells:
             uc = c * ct + s * st
             us = s * ct - c * st
             n = math.sqrt(a2 * uc * uc + b2 * us * us)
-            ns.append(n)
+            terms.append(n)
             h += n
             g += (b2 - a2) * uc * us / n
             rho += a2 * b2 / (n * n * n)
-        return h, g, rho - h, tuple(ns)
+        return h, g, rho - h, tuple(terms)
 
-    def bend(self, ha: float, na: tuple[float, ...], hb: float, nb: tuple[float, ...], w: float, nd: float) -> float:
-        """K >= 0 with h_C'' >= -K on a gap of width w whose ends have values ha, hb and
-        ellipse terms na, nb, for |d| = nd. Term by term, h_C'' = -(d.u) + sum of
-        n'' (a disc's r contributes nothing): d.u moves no faster than |d|, so
-        -(d.u) >= -(max of its end values + |d| w / 2); an ellipse term moves no faster
-        than its major semi-axis (|n'| = |u x q| <= |q|), so n <= n_max = max(n_a, n_b)
-        + a w / 2 on the gap, and n'' = a^2 b^2 / n^3 - n >= a^2 b^2 / n_max^3 - n_max."""
-        du = max(ha - sum(na), hb - sum(nb)) - self.r + nd * w / 2.0
-        for (a2, b2, _, _), x, y in zip(self.ells, na, nb, strict=True):
-            n = max(x, y) + math.sqrt(max(a2, b2)) * w / 2.0
-            du += n - a2 * b2 / (n * n * n)
-        return max(0.0, du)
+    def bend(self, ta: tuple[float, ...], tb: tuple[float, ...], w: float, nd: float) -> float:
+        """K >= 0 with h_C'' >= -K on a gap of width w whose ends have the terms ta, tb
+        (``eval_n``), for |d| = nd. Term by term, h_C'' = -(d.u) + sum of n'' (a
+        disc's r contributes nothing): d.u moves no faster than |d|, so on the gap
+        d.u <= max of its end values + |d| w / 2; an ellipse term moves no faster than
+        its major semi-axis (|n'| = |u x q| <= |q|), so n <= n_max = max(n_a, n_b) +
+        a w / 2 there, and -n'' = n - a^2 b^2 / n^3 <= n_max - a^2 b^2 / n_max^3."""
+        x, y = ta[0], tb[0]
+        k = (x if x > y else y) + nd * w / 2.0
+        for i, (amax, a2b2) in enumerate(self.bends, 1):
+            x, y = ta[i], tb[i]
+            n = (x if x > y else y) + amax * w / 2.0
+            k += n - a2b2 / (n * n * n)
+        return k if k > 0.0 else 0.0
 
 
 def _gap_lb(ha: float, ga: float, hb: float, gb: float, w: float, K: float) -> tuple[float, float]:
@@ -160,10 +165,10 @@ def sd_certified(pair: Pair, px: float, py: float, tol: float = CERT_TOL) -> tup
     dx, dy = pair.dcx - px, pair.dcy - py
     nd = math.hypot(dx, dy)
     t0 = math.atan2(-dy, -dx) if nd > 0.0 else 0.0  # the centres' direction
-    got = _apart(pair, dx, dy, t0, tol)
+    got, seed = _apart(pair, dx, dy, t0, tol)
     if got is not None:
         return got
-    return _global(pair, dx, dy, t0, nd, tol)
+    return _global(pair, dx, dy, t0, nd, tol, seed)
 
 
 def apart_many(pair: Pair, px: np.ndarray, py: np.ndarray, tol: float = CERT_TOL) -> tuple[np.ndarray, np.ndarray]:
@@ -212,14 +217,16 @@ def apart_many(pair: Pair, px: np.ndarray, py: np.ndarray, tol: float = CERT_TOL
     return val, ok
 
 
-def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[float, float, float] | None:
+def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[tuple[float, float, float] | None, float | None]:
     """The fast path when the parts are apart: Newton from the centre direction, then
-    the two-sided certificate of the module text (None if it does not hold)."""
+    the two-sided certificate of the module text. Returns (result, None), or (None,
+    seed) when it does not hold: seed is the local minimum Newton converged to (for
+    the sampled path to start from), or None."""
     ev = pair.eval
     for _ in range(NEWTON_STEPS):
         h, g, h2 = ev(dx, dy, t)
         if h2 <= 0.0:
-            return None  # not on an arc where h_C is convex
+            return None, None  # not on an arc where h_C is convex
         step = g / h2
         if step > 0.5:
             step = 0.5
@@ -229,8 +236,10 @@ def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[floa
         if abs(step) <= NEWTON_DONE:
             break
     h, g, h2 = ev(dx, dy, t)
-    if h >= 0.0 or h2 <= 0.0:
-        return None
+    if h2 <= 0.0:
+        return None, None
+    if h >= 0.0:
+        return None, t  # a local minimum, not negative: overlapping or touching
     # two angles either side, near enough that the tangent lines certify tol
     delta = 0.25 * math.sqrt(tol / h2)
     for _ in range(3):
@@ -240,17 +249,25 @@ def _apart(pair: Pair, dx: float, dy: float, t: float, tol: float) -> tuple[floa
             lb, _ = _gap_lb(ha, ga, hb, gb, 2.0 * delta, 0.0)  # convex: K = 0
             hmin = min(h, ha, hb)
             if hmin - lb <= tol:
-                return (-hmin - lb) / 2.0, -hmin, -lb
+                return ((-hmin - lb) / 2.0, -hmin, -lb), None
         delta *= 4.0  # Newton's root is off by more than delta: widen once or twice
-    return None
+    return None, None
 
 
-def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float) -> tuple[float, float, float] | None:
-    """The sampled path: bent-tangent bounds on every gap, the least one refined."""
+def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float,
+            seed: float | None = None) -> tuple[float, float, float] | None:
+    """The sampled path: bent-tangent bounds on every gap, the least one refined.
+    ``seed``: a local minimum already found; the samples start there, with one angle
+    just either side of it (as after a refinement)."""
     ev = pair.eval_n
     bend = pair.bend
     w0 = _TWO_PI / SAMPLES
-    T = [t0 + i * w0 for i in range(SAMPLES)]
+    if seed is None:
+        T = [t0 + i * w0 for i in range(SAMPLES)]
+    else:
+        h, _, h2, _ = ev(dx, dy, seed)
+        delta = 0.25 * math.sqrt(tol / max(abs(h2) + 2.0 * max(0.0, h - pair.rho_min), 1e-300))
+        T = [seed, seed + delta] + [seed + i * w0 for i in range(1, SAMPLES)] + [seed + _TWO_PI - delta]
     H: list[float] = []
     G: list[float] = []
     NS: list[tuple[float, ...]] = []
@@ -259,11 +276,12 @@ def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float) 
         H.append(h)
         G.append(g)
         NS.append(ns)
-    n = SAMPLES
+    n = len(T)
     LB = []
     for j in range(n):
         k = (j + 1) % n
-        LB.append(_gap_lb(H[j], G[j], H[k], G[k], w0, bend(H[j], NS[j], H[k], NS[k], w0, nd))[0])
+        w = (T[k] if k else T[0] + _TWO_PI) - T[j]
+        LB.append(_gap_lb(H[j], G[j], H[k], G[k], w, bend(NS[j], NS[k], w, nd))[0])
     hmin = min(H)
     for _ in range(MAX_REFINE):
         lbmin = min(LB)
@@ -275,7 +293,7 @@ def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float) 
         tb = T[k] if k else T[0] + _TWO_PI
         w = tb - ta
         ha, ga, hb, gb = H[j], G[j], H[k], G[k]
-        K = bend(ha, NS[j], hb, NS[k], w, nd)
+        K = bend(NS[j], NS[k], w, nd)
         new: list[float] = []
         if ga < 0.0 < gb:
             # a local minimum inside: Newton on h_C', kept inside the shrinking bracket
@@ -311,7 +329,7 @@ def _global(pair: Pair, dx: float, dy: float, t0: float, nd: float, tol: float) 
             pts.append((x, h, g, ns))
             hmin = min(hmin, h)
         pts.append((tb, hb, gb, NS[k]))
-        lbs = [_gap_lb(p[1], p[2], q[1], q[2], q[0] - p[0], bend(p[1], p[3], q[1], q[3], q[0] - p[0], nd))[0]
+        lbs = [_gap_lb(p[1], p[2], q[1], q[2], q[0] - p[0], bend(p[3], q[3], q[0] - p[0], nd))[0]
                for p, q in zip(pts, pts[1:], strict=False)]
         # splice the new angles in after T[j] (and the new gaps in place of gap j)
         T[j + 1:j + 1] = [p[0] for p in pts[1:-1]]

@@ -297,10 +297,51 @@ def ellipse_point_signed_distance(a: float, b: float, loc: np.ndarray) -> np.nda
         a, b = b, a
         x, y = y, x
     out = np.empty(len(x))
-    for i in range(len(x)):
+    todo = np.arange(len(x))
+    if len(x) >= _MANY:
+        done = _eberly_many(a, b, x, y, out)
+        todo = np.flatnonzero(~done)
+    for i in todo.tolist():
         d, inside = _eberly(a, b, float(x[i]), float(y[i]))
         out[i] = -d if inside else d
     return out
+
+
+def _eberly_many(e0: float, e1: float, y0: np.ndarray, y1: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``_eberly`` for the points off both axes (its root solve), as arrays: the same
+    Newton steps row by row, each row stopping where the scalar one would. Writes the
+    signed distance into ``out`` and returns the rows done (the others: ``_eberly``)."""
+    z0, z1 = y0 / e0, y1 / e1
+    g = z0 * z0 + z1 * z1 - 1.0
+    done = (y1 > e1 * 1e-12) & (y0 > 0) & (g != 0.0)
+    rows = np.flatnonzero(done)
+    if not len(rows):
+        return done
+    r0 = (e0 / e1) ** 2
+    rm1 = (e0 - e1) * (e0 + e1) / (e1 * e1)
+    n0 = r0 * z0[rows]
+    zz = z1[rows]
+    s = zz.copy()
+    s1 = np.where(g[rows] < 0, 1.0, np.hypot(n0, zz))
+    live = np.arange(len(rows))
+    for _ in range(100):
+        if not len(live):
+            break
+        sl, nl, zl = s[live], n0[live], zz[live]
+        p, q = nl / (sl + rm1), zl / sl
+        G = p * p + q * q - 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sn = sl + G / (2.0 * (p * p / (sl + rm1) + q * q / sl))
+        go = (G > 0.0) & (sn > sl)
+        over = go & (sn >= s1[live])
+        s[live] = np.where(over, s1[live], np.where(go, sn, sl))
+        live = live[go & ~over]
+    if len(live):
+        done[rows[live]] = False  # the scalar solve (with its bisection) takes these
+    yy0, yy1 = y0[rows], y1[rows]
+    d = np.abs(1.0 - s) * np.hypot(yy0 / (s + rm1), yy1 / s)
+    out[rows] = np.where(g[rows] < 0, -d, d)
+    return done
 
 
 def _eberly_root(n0: float, z1: float, rm1: float, s0: float, s1: float) -> float:
