@@ -11,7 +11,7 @@ rho(t) = a^2 b^2 / n^3 + r. For A moved by p and B, the difference body C = B - 
 has h_C(t) = d.u + n_A(t) + n_B(t) + r_A + r_B with d = c_B - c_A - p (both n are
 even in u), and
 
-    sd(A + p, B) = -min over t of h_C(t),    h_C'' = rho_A + rho_B + r_A + r_B - h_C
+    sd(A + p, B) = -min over t of h_C(t),    h_C'' = rho_A + rho_B - h_C
 
 (the gap when apart, minus the penetration depth when overlapping). So the distance
 is the minimum of one smooth periodic function whose value, slope and second
