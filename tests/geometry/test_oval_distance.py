@@ -23,6 +23,7 @@ from scipy.optimize import minimize_scalar
 
 from chargeref.geometry import oval_distance
 from chargeref.geometry.convex_distance import solve
+from chargeref.geometry.ellipse_point import _eberly, ellipse_point_signed_distance
 from chargeref.geometry.oval_distance import CERT_TOL, Pair, sd_certified
 from chargeref.geometry.placement import OffsetCurve, grown, locus_crossings, sd_at, sd_at1
 from chargeref.geometry.shapes import (
@@ -32,9 +33,7 @@ from chargeref.geometry.shapes import (
     Ellipse,
     Footprint,
     Sum,
-    _eberly,
     _translations_general,
-    ellipse_point_signed_distance,
     point_sd,
     smooth_part,
     translations_signed_distance,
