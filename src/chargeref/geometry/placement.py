@@ -10,7 +10,7 @@ from an angular or spatial grid:
   every part pair gives a piece of it;
 * for two round bases the offset curve is a circle (centre T, radius ``r_M + r_T + d``)
   and everything below has a closed form: the point of a circle nearest a start, and
-  the crossings of two circles;
+  the crossings of two circles (``circles``, re-exported here);
 * for other shapes the same questions become scalar root problems along ``θ`` and are
   solved with ``scipy.optimize.brentq`` to 1e-12 rad. When the condition is a distance
   (Lipschitz constant 1 in the point) the roots are isolated with a proof
@@ -38,7 +38,27 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
-from .shapes import Capsule, ConvexPolygon, Disc, Footprint, Sum, footprint_translations_sd
+from .circles import (
+    arrangement_points,
+    circle_crossings,
+    circle_offset_crossings,
+    circles_crossings_many,
+    circles_crossings_stack,
+    corner_circles,
+    nearest_on_circle,
+    tangent_points,
+)
+from .oval_distance import Smooth
+from .shapes import (
+    Capsule,
+    ConvexPolygon,
+    Disc,
+    Footprint,
+    Sum,
+    footprint_translations_sd,
+    point_sd,
+    smooth_part,
+)
 
 #: angular tolerance of the root finder (radians): at a radius of 10" this is 1e-11"
 ROOT_XTOL = 1e-12
@@ -51,146 +71,6 @@ CORNER_EPS = 1e-11
 #: the Lipschitz bound cannot separate from a root is a touching point (a tangency);
 #: half the 1e-7 the roots are screened with, so a touching point always passes
 ROOT_TOUCH = 5e-8
-
-
-# ----------------------------------------------------------------------------- circles
-
-
-def nearest_on_circle(c: np.ndarray, r: float, p: np.ndarray) -> np.ndarray:
-    """The point of the circle (centre c, radius r) nearest to p (any point if p = c)."""
-    c = np.asarray(c, dtype=float)
-    v = np.asarray(p, dtype=float) - c
-    n = float(np.hypot(v[0], v[1]))
-    if n == 0.0:
-        return c + np.array([r, 0.0])
-    return c + v * (r / n)
-
-
-def circle_crossings(c1: np.ndarray, r1: float, c2: np.ndarray, r2: float) -> np.ndarray:
-    """The 0, 1 or 2 points where two circles cross (closed form), shape (k, 2)."""
-    c1 = np.asarray(c1, dtype=float)
-    c2 = np.asarray(c2, dtype=float)
-    v = c2 - c1
-    d = float(np.hypot(v[0], v[1]))
-    if d == 0.0 or d > r1 + r2 or d < abs(r1 - r2) or r1 < 0 or r2 < 0:
-        return np.zeros((0, 2))
-    a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
-    h2 = r1 * r1 - a * a
-    h = math.sqrt(max(h2, 0.0))
-    e = v / d
-    m = c1 + a * e
-    n = np.array([-e[1], e[0]])
-    if h == 0.0:
-        return m[None]
-    return np.stack([m + h * n, m - h * n])
-
-
-def circles_crossings_many(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> np.ndarray:
-    """Crossings of every circle of set 1 with every circle of set 2, vectorised: the
-    "+" crossing of every crossing pair (row-major over the pairs), then the "-" ones."""
-    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
-    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
-    if len(C1) == 0 or len(C2) == 0:
-        return np.zeros((0, 2))
-    R1 = np.broadcast_to(np.asarray(R1, dtype=float), (len(C1),))
-    R2 = np.broadcast_to(np.asarray(R2, dtype=float), (len(C2),))
-    # perf: coordinates as separate arrays and one output buffer (no stack/vstack); the
-    # arithmetic is the same, term for term, as the closed form in circle_crossings
-    vx = C2[None, :, 0] - C1[:, None, 0]
-    vy = C2[None, :, 1] - C1[:, None, 1]
-    d = np.hypot(vx, vy)
-    r1 = R1[:, None]
-    r2 = R2[None, :]
-    ok = (d > 0) & (d <= r1 + r2) & (d >= np.abs(r1 - r2))
-    i, j = np.nonzero(ok)
-    k = len(i)
-    if k == 0:
-        return np.zeros((0, 2))
-    px, py, qx, qy = _crossings_at(C1, vx, vy, d, i, j, R1[i], R2[j])
-    out = np.empty((2 * k, 2))
-    out[:k, 0], out[:k, 1] = px, py
-    out[k:, 0], out[k:, 1] = qx, qy
-    return out
-
-
-def _crossings_at(C1, vx, vy, d, i, j, r1, r2):  # noqa: ANN001, ANN202
-    """The "+" and "-" crossings (px, py, qx, qy) of the circle pairs (i, j) with radii
-    r1, r2, from the centre offsets vx, vy and distances d of every pair: the closed
-    form of ``circle_crossings``, term for term."""
-    d = d[i, j]
-    ex = vx[i, j] / d
-    ey = vy[i, j] / d
-    a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
-    h = np.sqrt(np.maximum(r1 * r1 - a * a, 0.0))
-    mx = C1[i, 0] + a * ex
-    my = C1[i, 1] + a * ey
-    nx = -ey
-    return mx + h * nx, my + h * ex, mx - h * nx, my - h * ex
-
-
-def circles_crossings_stack(C1: np.ndarray, R1s: np.ndarray, C2: np.ndarray, R2s: np.ndarray) -> np.ndarray:
-    """``np.vstack([circles_crossings_many(C1, R1s[g], C2, R2s[g]) for g in range(G)])``
-    in one pass: the same rows in the same order (each radius pair's "+" crossings, then
-    its "-" ones), computed with the same arithmetic, so the same bits. perf: spot
-    construction asks for several radius pairs round the same centres (contact and
-    coherency loci), and the centre distances are shared."""
-    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
-    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
-    if len(C1) == 0 or len(C2) == 0:
-        return np.zeros((0, 2))
-    R1s = np.asarray(R1s, dtype=float).reshape(-1, len(C1))
-    R2s = np.asarray(R2s, dtype=float).reshape(-1, len(C2))
-    G = len(R1s)
-    if G == 0:
-        return np.zeros((0, 2))
-    vx = C2[None, :, 0] - C1[:, None, 0]
-    vy = C2[None, :, 1] - C1[:, None, 1]
-    d = np.hypot(vx, vy)
-    r1 = R1s[:, :, None]
-    r2 = R2s[:, None, :]
-    ok = (d > 0)[None] & (d[None] <= r1 + r2) & (d[None] >= np.abs(r1 - r2))
-    g, i, j = np.nonzero(ok)
-    k = len(g)
-    if k == 0:
-        return np.zeros((0, 2))
-    px, py, qx, qy = _crossings_at(C1, vx, vy, d, i, j, R1s[g, i], R2s[g, j])
-    # rows of pair g: its block starts after every earlier pair's two rows per crossing
-    cnt = np.bincount(g, minlength=G)
-    first = np.cumsum(cnt) - cnt
-    plus = 2 * first[g] + (np.arange(k) - first[g])
-    minus = plus + cnt[g]
-    out = np.empty((2 * k, 2))
-    out[plus, 0], out[plus, 1] = px, py
-    out[minus, 0], out[minus, 1] = qx, qy
-    return out
-
-
-def tangent_points(p: np.ndarray, c: np.ndarray, r: float) -> np.ndarray:
-    """The two points where lines from p touch the circle (centre c, radius r)."""
-    p = np.asarray(p, dtype=float)
-    c = np.asarray(c, dtype=float)
-    v = p - c
-    d = float(np.hypot(v[0], v[1]))
-    if d <= r or r <= 0:
-        return np.zeros((0, 2))
-    a = math.acos(r / d)
-    b = math.atan2(v[1], v[0])
-    return c + r * np.array([[math.cos(b + a), math.sin(b + a)], [math.cos(b - a), math.sin(b - a)]])
-
-
-def corner_circles(fp: Footprint, r: float) -> list[tuple[np.ndarray, float]]:
-    """The round pieces of ``fp ⊕ disc(r)`` (what a disc of radius r wraps round when
-    it passes the footprint): a disc grows, a capsule's two ends, a polygon's corners."""
-    out: list[tuple[np.ndarray, float]] = []
-    for p in fp.parts:
-        if isinstance(p, Disc):
-            out.append((p.center, p.r + r))
-        elif isinstance(p, Capsule):
-            out.append((np.asarray(p.p0, dtype=float), p.r + r))
-            out.append((np.asarray(p.p1, dtype=float), p.r + r))
-        elif isinstance(p, ConvexPolygon):
-            out.extend((v, r) for v in p.V)
-    return out
 
 
 # ----------------------------------------------------------------------------- offset curves
@@ -247,10 +127,25 @@ class OffsetCurve:
         return best + abs(self.d)
 
     def at(self, k: int, th: np.ndarray) -> np.ndarray:
+        fast = self._fast(k)
+        if fast is not None:
+            # perf: both parts smooth (ellipses grown by discs): the same support points
+            # as below, written out (one angle, as the root finder's brentq asks, in
+            # plain floats)
+            if np.size(th) == 1:
+                return np.array([fast(float(np.reshape(th, -1)[0]))])
+            return fast.many(np.atleast_1d(np.asarray(th, dtype=float)))
         tp, mp, c = self.pieces[k]
         th = np.atleast_1d(np.asarray(th, dtype=float))
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
+
+    def _fast(self, k: int) -> _SmoothCurve | None:
+        """The scalar form of ``at`` for piece k (built once), or None."""
+        cache = self.__dict__.setdefault("_fast_at", {})
+        if k not in cache:
+            cache[k] = _scalar_curve(*self.pieces[k], self.d)
+        return cache[k]
 
     def is_circle(self) -> tuple[np.ndarray, float] | None:
         if self.mover.is_disc and self.target.is_disc:
@@ -258,18 +153,23 @@ class OffsetCurve:
             return t.center, self.mover.parts[0].r + t.r + self.d  # type: ignore[attr-defined]
         return None
 
-    def roots(self, g: Callable[[np.ndarray], np.ndarray], g_lip: float | None = None) -> np.ndarray:
+    def roots(self, g: Callable[[np.ndarray], np.ndarray], g_lip: float | None = None,
+              g1: Callable[[float, float], float] | None = None) -> np.ndarray:
         """Points of the curve where the scalar function ``g`` of the centre is zero.
 
         ``g_lip``: a Lipschitz constant of g in the point (1 for a distance). With it
         (and a curve whose speed is bounded, ``speed``) the roots are isolated with a
-        proof (``angle_roots``); without it, by the refined angle set."""
+        proof (``angle_roots``); without it, by the refined angle set. ``g1``
+        (optional): g of one point (x, y) in plain floats, the same function (perf:
+        the root finder's one-angle-at-a-time calls skip the array work)."""
         out = []
         sp = self.speed()
         lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH):
+            fast = self._fast(k) if g1 is not None else None
+            f1 = None if fast is None or g1 is None else (lambda th, c=fast: g1(*c(th)))
+            for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH, f1=f1):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
                 if abs(float(g(q[None])[0])) <= 1e-7:
@@ -335,9 +235,58 @@ class OffsetCurve:
         return np.zeros((0, 2)) if best is None else best[1][None]
 
 
+class _SmoothCurve:
+    """``OffsetCurve.at`` for a piece whose two parts are ellipses grown by discs, with
+    the support points written out: with q_P(u) the support point of part P relative
+    to its own centre (odd in u), c(θ) = c_T + q_T(u) + q_M(u) - (c_M - c) + d·u.
+    Calling it gives one angle's point in plain floats; ``many`` the same for an array
+    of angles. perf: no per-call matrix products or stacking."""
+
+    def __init__(self, st: Smooth, sm: Smooth, c: np.ndarray, d: float) -> None:
+        self.bx = st.cx - (sm.cx - float(c[0]))
+        self.by = st.cy - (sm.cy - float(c[1]))
+        self.r = st.r + sm.r + d
+        self.ells = [(e.a * e.a, e.b * e.b, e.ct, e.st) for e in (st, sm) if e.a > 0.0]
+
+    def __call__(self, t: float) -> tuple[float, float]:
+        ux, uy = math.cos(t), math.sin(t)
+        x, y = self.bx + self.r * ux, self.by + self.r * uy
+        for a2, b2, ct, s_ in self.ells:
+            uc = ux * ct + uy * s_
+            us = uy * ct - ux * s_
+            n = math.sqrt(a2 * uc * uc + b2 * us * us)
+            pc, ps = a2 * uc / n, b2 * us / n
+            x += pc * ct - ps * s_
+            y += pc * s_ + ps * ct
+        return x, y
+
+    def many(self, th: np.ndarray) -> np.ndarray:
+        ux, uy = np.cos(th), np.sin(th)
+        out = np.empty((len(th), 2))
+        x, y = self.bx + self.r * ux, self.by + self.r * uy
+        for a2, b2, ct, s_ in self.ells:
+            uc = ux * ct + uy * s_
+            us = uy * ct - ux * s_
+            n = np.sqrt(a2 * uc * uc + b2 * us * us)
+            pc, ps = a2 * uc / n, b2 * us / n
+            x = x + (pc * ct - ps * s_)
+            y = y + (pc * s_ + ps * ct)
+        out[:, 0], out[:, 1] = x, y
+        return out
+
+
+def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | None:
+    """The written-out ``OffsetCurve.at`` of a piece, or None when a part is not an
+    ellipse grown by a disc."""
+    st, sm = smooth_part(tp), smooth_part(mp)  # type: ignore[arg-type]
+    if st is None or sm is None:
+        return None
+    return _SmoothCurve(st, sm, c, d)
+
+
 def angle_roots(
     f: Callable[[np.ndarray], np.ndarray], extra: list[float] | None = None, lip: float | None = None,
-    touch: float = 0.0,
+    touch: float = 0.0, f1: Callable[[float], float] | None = None,
 ) -> list[float]:
     """Roots of a continuous 2π-periodic function of the angle, each to ROOT_XTOL.
 
@@ -346,9 +295,9 @@ def angle_roots(
     it: brackets are sign changes on a set of angles (``START_ANGLES`` evenly spaced
     plus ``extra``), doubled until two successive refinements give the same number of
     brackets (or MAX_ANGLES is reached); each bracket is then solved by brentq. Exact
-    zeros at sample angles are roots too. ``touch``: see ``lipschitz_roots``."""
+    zeros at sample angles are roots too. ``touch``, ``f1``: see ``lipschitz_roots``."""
     if lip is not None and math.isfinite(lip) and lip > 0.0:
-        got = lipschitz_roots(f, extra or [], lip, touch=touch)
+        got = lipschitz_roots(f, extra or [], lip, touch=touch, f1=f1)
         if got is not None:
             return got
     extra = extra or []
@@ -415,6 +364,7 @@ def lipschitz_roots(
     lip: float,
     touch: float = 0.0,
     loose: Callable[[np.ndarray], np.ndarray] | None = None,
+    f1: Callable[[float], float] | None = None,
 ) -> list[float] | None:
     """Roots of a 2π-periodic f with |f'| <= lip between the ``extra`` angles (where f
     may jump), isolated with a proof. Starting from ``START_ANGLES`` even angles plus ``extra``, an interval
@@ -442,7 +392,10 @@ def lipschitz_roots(
     Past ``MAX_EVALS`` evaluations the intervals not yet cleared are grouped into runs
     of adjacent ones and each run gives its sample of least |f| (a touching point
     found at the resolution reached; ``ISOLATION_STATS`` counts it). The result type
-    keeps ``None`` for its callers, but a list is always returned."""
+    keeps ``None`` for its callers, but a list is always returned.
+
+    ``f1`` (optional): f at one angle in plain floats, the same function (used by the
+    brentq solves, one angle at a time)."""
     # f may jump at a corner: sample just either side of it, and never judge the
     # interval across the jump (``OffsetCurve.roots`` solves the straight piece there)
     # (the period runs from s to s + 2π, with s off every corner)
@@ -459,7 +412,7 @@ def lipschitz_roots(
     a, b, fa, fb = th[:-1], th[1:], v[:-1], v[1:]
     a, b, fa, fb = _drop_jumps(a, b, fa, fb, ex)
     lo = None if loose is None else np.asarray(loose(0.5 * (a + b)), dtype=bool)
-    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES)
+    return _isolate(f, a, b, fa, fb, lip, evals, out, touch, lo, tp / MAX_ANGLES, f1)
 
 
 def _isolate(
@@ -474,15 +427,16 @@ def _isolate(
     touch: float = 0.0,
     loose: np.ndarray | None = None,
     loose_width: float = 0.0,
+    f_one: Callable[[float], float] | None = None,
 ) -> list[float] | None:
     """The roots of f inside the intervals [a[i], b[i]] (values fa, fb at their ends),
     |f'| <= lip: sign changes by brentq, same-sign intervals dropped by the Lipschitz
     bound or halved (see ``lipschitz_roots``). ``loose[i]`` True: interval i has no
-    bound, it is halved down to ``loose_width`` and judged by sign changes only."""
+    bound, it is halved down to ``loose_width`` and judged by sign changes only.
+    ``f_one``: f at one angle in plain floats (else f on a one-element array)."""
     from .. import budget as _budget
 
-    def f1(x: float) -> float:
-        return float(np.asarray(f(np.array([x])))[0])
+    f1: Callable[[float], float] = f_one if f_one is not None else (lambda x: float(np.asarray(f(np.array([x])))[0]))
 
     lo = np.zeros(len(a), dtype=bool) if loose is None else np.asarray(loose, dtype=bool)
     held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -647,54 +601,6 @@ def _polygonal(fp: Footprint) -> tuple[np.ndarray, float] | None:
     return None
 
 
-def circle_offset_crossings(c: np.ndarray, R: float, V: np.ndarray, e: float) -> np.ndarray:
-    """Where the circle (c, R) crosses the boundary of ``conv(V) ⊕ disc(e)`` (closed
-    form): the boundary is made of the edges pushed out by e and arcs of radius e round
-    the vertices; every crossing with their lines and circles is kept when it lies on
-    the boundary (its exact distance to the polygon is e within 1e-9)."""
-    c = np.asarray(c, dtype=float)
-    V = np.asarray(V, dtype=float).reshape(-1, 2)
-    out = []
-    for v in V:
-        if e > 0:
-            out.append(circle_crossings(c, R, v, e))
-    n = len(V)
-    for i in range(n if n > 2 else 1):
-        a, b = V[i], V[(i + 1) % n]
-        t = b - a
-        L = float(np.hypot(t[0], t[1]))
-        if L == 0:
-            continue
-        t = t / L
-        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
-            nrm = sgn * np.array([t[1], -t[0]])
-            p0 = a + e * nrm
-            # |p0 + s t - c| = R: s^2 + 2 s (p0-c).t + |p0-c|^2 - R^2 = 0
-            w = p0 - c
-            B = float(w @ t)
-            Cq = float(w @ w) - R * R
-            disc = B * B - Cq
-            if disc < 0:
-                continue
-            for sv in {-B - math.sqrt(disc), -B + math.sqrt(disc)}:
-                if -1e-12 <= sv <= L + 1e-12:
-                    out.append((p0 + sv * t)[None])
-    if not out:
-        return np.zeros((0, 2))
-    P = np.vstack(out)
-    if len(V) > 2:
-        from .shapes import polygon_point_signed_distance
-
-        dist = polygon_point_signed_distance(V, P)
-    else:
-        a, b = V[0], V[-1]
-        t = b - a
-        L2 = float(t @ t)
-        s = np.clip(((P - a) @ t) / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(P))
-        dist = np.hypot(*(P - (a + s[:, None] * t)).T)
-    return P[np.abs(dist - e) <= 1e-9]
-
-
 def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footprint, k: float) -> np.ndarray:
     """Centres where the mover is at gap ``d`` from ``target`` and at gap ``k`` from
     ``other`` at once (two offset curves crossing: coherency, packing, engagement)."""
@@ -719,12 +625,37 @@ def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footpr
     # the circle's centre (cheap); otherwise solve for the exact gap to ``other``
     if b is not None:
         cb, rb = b
-        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb, g_lip=1.0)
+        return cur.roots(lambda P: np.hypot(*(P - cb).T) - rb, g_lip=1.0, g1=_circle_gap1(cb, rb))
     if a is not None:
         ca, ra = a
-        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra, g_lip=1.0)
+        return OffsetCurve(mover, other, k).roots(lambda P: np.hypot(*(P - ca).T) - ra, g_lip=1.0, g1=_circle_gap1(ca, ra))
     # a signed distance moves no faster than the point: 1-Lipschitz
-    return cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0)
+    one = sd_at1(mover, other)
+    g1 = None if one is None else (lambda x, y: one(x, y) - k)
+    return cur.roots(lambda P: sd_at(mover, P, other) - k, g_lip=1.0, g1=g1)
+
+
+def _circle_gap1(c: np.ndarray, r: float) -> Callable[[float, float], float]:
+    """(x, y) -> |(x, y) - c| - r in plain floats."""
+    cx, cy = float(c[0]), float(c[1])
+    return lambda x, y: math.hypot(x - cx, y - cy) - r
+
+
+def sd_at1(mover: Footprint, other: Footprint) -> Callable[[float, float], float] | None:
+    """``sd_at`` for one point (x, y) in plain floats, or None when a part pair has no
+    one-point form (``shapes.point_sd``)."""
+    cx, cy = float(mover.center[0]), float(mover.center[1])
+    fns = []
+    for a in mover.parts:
+        for b in other.parts:
+            fn = point_sd(a, b)
+            if fn is None:
+                return None
+            fns.append(fn)
+    if len(fns) == 1:
+        f0 = fns[0]
+        return lambda x, y: f0(x - cx, y - cy)
+    return lambda x, y: min(fn(x - cx, y - cy) for fn in fns)
 
 
 def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.ndarray, rho: float) -> np.ndarray:
@@ -740,7 +671,7 @@ def locus_circle_crossings(mover: Footprint, target: Footprint, d: float, c: np.
     c = np.asarray(c, dtype=float)
     if float(np.hypot(*(target.center - c))) > target.radius + 2 * mover.radius + d + rho:
         return np.zeros((0, 2))
-    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho, g_lip=1.0)
+    return cur.roots(lambda P: np.hypot(*(P - c).T) - rho, g_lip=1.0, g1=_circle_gap1(c, rho))
 
 
 def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B: list[Footprint], gaps_b: list[float]) -> np.ndarray:
@@ -773,25 +704,6 @@ def pair_crossings(mover: Footprint, A: list[Footprint], gaps_a: list[float], B:
                 for gb in gaps_b:
                     out.append(locus_crossings(mover, fa, ga, fb, gb))
     return np.vstack(out) if out else np.zeros((0, 2))
-
-
-def arrangement_points(C: np.ndarray, R: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The vertices of an arrangement of circles (every pairwise crossing, closed form)
-    plus the point of each circle nearest each start. A region bounded by arcs of these
-    circles (intersections and differences of their discs) either has a vertex among
-    the crossings or is bounded by one whole circle, on which the point nearest a start
-    lies: so every non-empty such region contains one of these points on its boundary."""
-    C = np.asarray(C, dtype=float).reshape(-1, 2)
-    R = np.asarray(R, dtype=float).reshape(-1)
-    if len(C) == 0:
-        return np.zeros((0, 2))
-    out = [circles_crossings_many(C, R, C, R)]
-    for s0 in np.atleast_2d(starts):
-        v = s0 - C
-        n = np.hypot(v[:, 0], v[:, 1])
-        ok = n > 0
-        out.append(C[ok] + v[ok] * (R[ok] / n[ok])[:, None])
-    return np.vstack(out)
 
 
 def nearest_spots(mover: Footprint, targets: list[Footprint], gaps: list[float], starts: np.ndarray) -> np.ndarray:

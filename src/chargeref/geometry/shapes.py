@@ -12,8 +12,10 @@ The signed distance between two convex sets ``A`` and ``B`` is
 
 which is the gap when they are apart and minus the penetration depth when they
 overlap (separating-hyperplane duality). We use closed forms where they exist
-(disc-disc, disc-polygon, point-ellipse by a bracketed root solve) and otherwise a
-certified solve (``convex_distance``): every step yields a proven lower bound (the
+(disc-disc, disc-polygon, point-ellipse by a bracketed root solve), for two ellipses
+grown by discs the one-point certified solve of ``oval_distance`` (Newton on the
+support angle), and otherwise a certified solve (``convex_distance``). Each of the
+last two yields a proven lower bound (the
 support gap of a direction) and a proven upper bound (two actual points, one on each
 body, or the depth of a polygon inscribed in the difference body), and the solve
 stops only when they are within ``SOLVE_TOL`` (1e-9 of the unit) of each other, far
@@ -26,13 +28,15 @@ Nothing here knows about any game's rules.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .convex_distance import batch_overlap, batch_separated, solve
+from .ellipse_point import _ellipse_point_sd1, ellipse_point_signed_distance
+from .oval_distance import Pair, Smooth, apart_many, sd_certified
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -282,66 +286,6 @@ def polygon_point_signed_distance(V: np.ndarray, P: np.ndarray) -> np.ndarray:
     return np.where(inside, -d, d)
 
 
-def ellipse_point_signed_distance(a: float, b: float, loc: np.ndarray) -> np.ndarray:
-    """Signed distance from points given in the ellipse frame to the ellipse
-    x^2/a^2 + y^2/b^2 = 1 (negative inside), by the robust bracketed root solve of
-    Eberly ("Distance from a point to an ellipse"), vectorised, to ~1e-12."""
-    loc = np.atleast_2d(loc)
-    x = np.abs(loc[:, 0])
-    y = np.abs(loc[:, 1])
-    swap = b > a
-    if swap:
-        a, b = b, a
-        x, y = y, x
-    out = np.empty(len(x))
-    for i in range(len(x)):
-        d, inside = _eberly(a, b, float(x[i]), float(y[i]))
-        out[i] = -d if inside else d
-    return out
-
-
-def _eberly(e0: float, e1: float, y0: float, y1: float) -> tuple[float, bool]:
-    """Distance from (y0, y1) (first quadrant) to ellipse with e0 >= e1 > 0."""
-    inside = (y0 / e0) ** 2 + (y1 / e1) ** 2 < 1.0
-    # A point within 1e-12 of the major axis is on it: the root bracket below starts at
-    # z1 - 1, and a z1 that rounds away leaves s + 1 == 0 (a division by zero). Moving
-    # the point by at most 1e-12 * e1 changes the distance by no more than that.
-    if y1 > e1 * 1e-12:
-        if y0 > 0:
-            z0, z1 = y0 / e0, y1 / e1
-            g = z0 * z0 + z1 * z1 - 1.0
-            if g != 0.0:
-                r0 = (e0 / e1) ** 2
-                n0 = r0 * z0
-                s0, s1 = z1 - 1.0, (0.0 if g < 0 else math.hypot(n0, z1) - 1.0)
-                s = 0.0
-                for _ in range(200):
-                    s = 0.5 * (s0 + s1)
-                    if s == s0 or s == s1:
-                        break
-                    ratio0, ratio1 = n0 / (s + r0), z1 / (s + 1.0)
-                    gs = ratio0 * ratio0 + ratio1 * ratio1 - 1.0
-                    if gs > 0:
-                        s0 = s
-                    elif gs < 0:
-                        s1 = s
-                    else:
-                        break
-                x0 = r0 * y0 / (s + r0)
-                x1 = y1 / (s + 1.0)
-                return math.hypot(x0 - y0, x1 - y1), inside
-            return 0.0, False
-        return abs(y1 - e1), inside
-    numer0 = e0 * y0
-    denom0 = e0 * e0 - e1 * e1
-    if numer0 < denom0:
-        xde0 = numer0 / denom0
-        x0 = e0 * xde0
-        x1 = e1 * math.sqrt(max(0.0, 1.0 - xde0 * xde0))
-        return math.hypot(x0 - y0, x1), inside
-    return abs(y0 - e0), inside
-
-
 # ----------------------------------------------------------------------------------
 # generic convex-convex signed distance
 # ----------------------------------------------------------------------------------
@@ -488,7 +432,7 @@ class Footprint:
         c = self.center
         return self.translated((xy[0] - c[0], xy[1] - c[1]))
 
-    @property
+    @cached_property
     def is_disc(self) -> bool:
         return len(self.parts) == 1 and isinstance(self.parts[0], Disc)
 
@@ -634,6 +578,8 @@ def to_shapely(fp: Footprint, n: int = 64, circumscribed: bool = False):
 # ----------------------------------------------------------------------------------
 
 _GRID = 64
+#: from this many translations on, the apart rows of two smooth parts are solved as arrays
+_MANY = 8
 
 
 def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: float = SOLVE_TOL) -> np.ndarray:
@@ -641,7 +587,10 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
     certified to within ``tol`` (default 1e-9 of the unit).
 
     sd(A0+p, B) = max_u [ -h_B(-u) - h_A0(u) - u.p ]. Discs and polygonal cores take
-    closed forms. Otherwise (``convex_distance``): the support points of the two bodies
+    closed forms (a disc against a polygon or an ellipse either way round). Two
+    ellipses grown by discs take ``oval_distance`` (the apart rows as arrays from
+    ``_MANY`` rows on, the rest one by one; a row it does not certify goes on below).
+    Otherwise (``convex_distance``): the support points of the two bodies
     on 64 evenly spread directions are shared by every row; a row with a positive value
     among them is separated, and its maximum is bisected inside the proven bracket
     round the best of them (``batch_separated``; the support function is concave in
@@ -660,10 +609,106 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
         pts = P + A0.center
         fp = Footprint((B,))
         return disc_centres_signed_distance(pts, A0.r, fp)
+    if isinstance(B, Disc) and isinstance(A0, (ConvexPolygon, Ellipse)):
+        # the same closed forms seen from the disc: B's centre against A0 moved by p
+        # is B's centre moved by -p against A0
+        fp = Footprint((A0,))
+        return disc_centres_signed_distance(B.center - P, B.r, fp)
     ca, cb = _core(A0), _core(B)
     if ca is not None and cb is not None:
         # polygonal cores: the exact closed form, translation by translation
         return np.array([core_signed_distance(ca[0] + p, cb[0]) for p in P]) - ca[1] - cb[1]
+    sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is not None and sb is not None:
+        # ellipses grown by discs: the certified one-point solve of ``oval_distance``
+        # (Newton on the support angle, proven bounds); rows it leaves go below
+        from .. import budget as _budget
+
+        pair = Pair(sa, sb)
+        if n >= _MANY:
+            # perf: the apart rows all at once (the same Newton steps and certificate)
+            out, ok = apart_many(pair, P[:, 0], P[:, 1], tol)
+            todo = np.flatnonzero(~ok)
+        else:
+            out, todo = np.empty(n), np.arange(n)
+        rest = []
+        for i, (px, py) in zip(todo.tolist(), P[todo].tolist(), strict=True):
+            if i % 64 == 63:
+                _budget.check()
+            got = sd_certified(pair, px, py, tol)
+            if got is None:
+                rest.append(i)
+            else:
+                out[i] = got[0]
+        if rest:
+            out[rest] = _translations_general(A0, B, P[rest], tol)
+        return out
+    return _translations_general(A0, B, P, tol)
+
+
+def point_sd(A0: Convex, B: Convex, tol: float = SOLVE_TOL) -> Callable[[float, float], float] | None:
+    """``translations_signed_distance`` for one translation (px, py) in plain floats
+    (the same closed forms and the same certified one-point solve), or None for part
+    pairs without such a form. perf: the root finder's one-angle-at-a-time calls."""
+    A0, B = _round(A0), _round(B)
+    if isinstance(A0, Disc) and isinstance(B, Disc):
+        ax, ay, bx, by, r = A0.c[0], A0.c[1], B.c[0], B.c[1], A0.r + B.r
+        return lambda px, py: math.hypot(bx - (ax + px), by - (ay + py)) - r
+    if isinstance(A0, Disc) and isinstance(B, Ellipse):
+        ax, ay, r, eb = A0.c[0], A0.c[1], A0.r, _ellipse_frame(B)
+        return lambda px, py: _ellipse_point_sd1(eb, ax + px, ay + py) - r
+    if isinstance(B, Disc) and isinstance(A0, Ellipse):
+        bx, by, r, ea = B.c[0], B.c[1], B.r, _ellipse_frame(A0)
+        return lambda px, py: _ellipse_point_sd1(ea, bx - px, by - py) - r
+    sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is None or sb is None:
+        return None
+    pair = Pair(sa, sb)
+    A1, B1 = A0, B
+
+    def fn(px: float, py: float) -> float:
+        got = sd_certified(pair, px, py, tol)
+        if got is None:
+            return float(_translations_general(A1, B1, np.array([[px, py]]), tol)[0])
+        return got[0]
+
+    return fn
+
+
+def _ellipse_frame(E: Ellipse) -> tuple[float, float, float, float, float, float]:
+    """(cx, cy, cos theta, sin theta, a, b) as plain floats."""
+    return float(E.c[0]), float(E.c[1]), float(E.R[0, 0]), float(E.R[1, 0]), float(E.a), float(E.b)
+
+
+def smooth_part(p: Convex) -> Smooth | None:
+    """A part as an ellipse grown by a disc (``oval_distance.Smooth``): an ellipse, a
+    disc, or a Minkowski sum of at most one ellipse and discs; None otherwise."""
+    if isinstance(p, Ellipse):
+        if not (p.a > 0.0 and p.b > 0.0):
+            return None
+        return Smooth(float(p.c[0]), float(p.c[1]), float(p.a), float(p.b), math.cos(p.theta), math.sin(p.theta), 0.0)
+    if isinstance(p, Disc):
+        return Smooth(float(p.c[0]), float(p.c[1]), 0.0, 0.0, 1.0, 0.0, float(p.r))
+    if isinstance(p, Sum):
+        cx = cy = r = 0.0
+        ell: Smooth | None = None
+        for q in p.parts:
+            s = smooth_part(q)
+            if s is None or (s.a > 0.0 and ell is not None):
+                return None
+            if s.a > 0.0:
+                ell = s
+            cx, cy, r = cx + s.cx, cy + s.cy, r + s.r
+        if ell is None:
+            return Smooth(cx, cy, 0.0, 0.0, 1.0, 0.0, r)
+        return Smooth(cx, cy, ell.a, ell.b, ell.ct, ell.st, r)
+    return None
+
+
+def _translations_general(A0: Convex, B: Convex, P: np.ndarray, tol: float) -> np.ndarray:
+    """``translations_signed_distance`` for parts without a closed form or a smooth
+    one-point solve: shared support points, batch bisection, then ``solve``."""
+    n = len(P)
     th = np.linspace(0.0, 2 * math.pi, _GRID, endpoint=False)
     U = _unit(th)
     SA, SB = A0.support(U), B.support(-U)
