@@ -123,7 +123,27 @@ class Shape:
             self.__dict__["_bc"] = bc
         return bc
 
+    def bbox_circle_f(self) -> tuple[float, float, float]:
+        """``bbox_circle`` as plain floats ``(cx, cy, r)`` (cached: ``near`` asks often)."""
+        bf = self.__dict__.get("_bf")
+        if bf is None:
+            c, r = self.bbox_circle()
+            bf = (float(c[0]), float(c[1]), float(r))
+            self.__dict__["_bf"] = bf
+        return bf
+
+    def vl(self) -> list[list[float]]:
+        """A polygon's vertices as a list of ``[x, y]`` floats (cached; the small-polygon
+        paths below work on these)."""
+        v = self.__dict__.get("_vl")
+        if v is None:
+            assert self.V is not None
+            v = self.__dict__["_vl"] = self.V.tolist()
+        return v
+
     def _bbox_circle(self) -> tuple[np.ndarray, float]:
+        if self.kind == "poly" and self.V is not None and len(self.V) < 8:
+            return _bbox_circle_small(self.vl())
         if self.kind == "poly":
             assert self.V is not None
             c = self.V.mean(axis=0)
@@ -154,6 +174,25 @@ class Shape:
             return Shape("poly", V=self.V + d)
         assert self.a is not None and self.b is not None
         return Shape("cap", a=self.a + d, b=self.b + d, r=self.r)
+
+
+def _bbox_circle_small(V: list[list[float]]) -> tuple[np.ndarray, float]:
+    """``_bbox_circle`` of a polygon of fewer than 8 vertices in plain floats: the
+    vertices' mean (summed in order, then divided, as numpy does below 8 terms) and
+    the largest distance from it (``sqrt`` of the largest square)."""
+    sx = sy = 0.0
+    for x, y in V:
+        sx += x
+        sy += y
+    n = len(V)
+    cx, cy = sx / n, sy / n
+    m = 0.0
+    for x, y in V:
+        dx, dy = x - cx, y - cy
+        q = dx * dx + dy * dy
+        if q > m:
+            m = q
+    return np.array([cx, cy]), math.sqrt(m)
 
 
 # ----------------------------------------------------------------------------- distances
@@ -226,8 +265,8 @@ def gap_ok(A: Shape, B: Shape, ok: Callable[[float], bool]) -> tuple[bool, float
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
         if len(A.V) <= 8 and len(B.V) <= 8:
-            P, Q = A.V.tolist(), B.V.tolist()
-            lb = _sat_small(P, Q)
+            P, Q = A.vl(), B.vl()
+            lb = _sat_shapes(A, B)
             if lb < 0:
                 return ok(lb), lb
             if ok(lb):
@@ -244,7 +283,7 @@ def gap_lower(A: Shape, B: Shape) -> float:
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
         if len(A.V) <= 8 and len(B.V) <= 8:
-            return _sat_small(A.V.tolist(), B.V.tolist())
+            return _sat_shapes(A, B)
     return gap(A, B)
 
 
@@ -280,6 +319,78 @@ def _sat_small(P: list[list[float]], Q: list[list[float]]) -> float:
             if sep > best:
                 best = sep
     return best
+
+
+def _own_axes(V: list[list[float]]) -> list[tuple[float, float, float, float]]:
+    """A polygon's edge normals as ``_sat_small`` takes them (zero-length edges left
+    out), each with the polygon's own projection ``(ax, ay, least, greatest)``."""
+    out = []
+    n = len(V)
+    for i in range(n):
+        x0, y0 = V[i]
+        x1, y1 = V[(i + 1) % n]
+        ex, ey = x1 - x0, y1 - y0
+        ln = math.hypot(ex, ey)
+        if ln <= 0:
+            continue
+        ax, ay = ey / ln, -ex / ln
+        vmin = vmax = V[0][0] * ax + V[0][1] * ay
+        for x, y in V:
+            v = x * ax + y * ay
+            if v < vmin:
+                vmin = v
+            elif v > vmax:
+                vmax = v
+        out.append((ax, ay, vmin, vmax))
+    return out
+
+
+def _shape_axes(A: Shape) -> list[tuple[float, float, float, float]]:
+    ax = A.__dict__.get("_axes")
+    if ax is None:
+        ax = A.__dict__["_axes"] = _own_axes(A.vl())
+    return ax
+
+
+def _sat_shapes(A: Shape, B: Shape) -> float:
+    """``_sat_small(A, B)`` for two small polygons with each one's edge normals and
+    its own projections on them cached on the shape: the same axes, in the same
+    order, and the same comparisons, so the same value; only the other polygon is
+    projected per pair."""
+    P, Q = A.vl(), B.vl()
+    best = -math.inf
+    for ax, ay, pmin, pmax in _shape_axes(A):
+        qmin = qmax = Q[0][0] * ax + Q[0][1] * ay
+        for x, y in Q:
+            v = x * ax + y * ay
+            if v < qmin:
+                qmin = v
+            elif v > qmax:
+                qmax = v
+        sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
+        if sep > best:
+            best = sep
+    for ax, ay, qmin, qmax in _shape_axes(B):
+        pmin = pmax = P[0][0] * ax + P[0][1] * ay
+        for x, y in P:
+            v = x * ax + y * ay
+            if v < pmin:
+                pmin = v
+            elif v > pmax:
+                pmax = v
+        sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
+        if sep > best:
+            best = sep
+    return best
+
+
+def _gap_shapes_small(A: Shape, B: Shape) -> float:
+    """``_poly_gap_small`` of two small polygons through ``_sat_shapes``."""
+    best = _sat_shapes(A, B)
+    if best < 0:
+        return best
+    P, Q = A.vl(), B.vl()
+    return math.sqrt(min(_vert_edge2(P, Q), _vert_edge2(Q, P)))
 
 
 def _poly_gap_small(P: list[list[float]], Q: list[list[float]]) -> float:
@@ -380,6 +491,8 @@ def gap(A: Shape, B: Shape) -> float:
     """Signed distance between two shapes (negative: overlap)."""
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
+        if len(A.V) <= 8 and len(B.V) <= 8:
+            return _gap_shapes_small(A, B)
         return poly_gap(A.V, B.V)
     if A.kind == "cap" and B.kind == "cap":
         assert A.a is not None and A.b is not None and B.a is not None and B.b is not None
@@ -392,9 +505,9 @@ def gap(A: Shape, B: Shape) -> float:
 
 def near(A: Shape, B: Shape, margin: float) -> bool:
     """Cheap test: could the shapes be within ``margin`` of each other?"""
-    ca, ra = A.bbox_circle()
-    cb, rb = B.bbox_circle()
-    return float(np.hypot(*(ca - cb))) <= ra + rb + margin
+    ax, ay, ra = A.bbox_circle_f()
+    bx, by, rb = B.bbox_circle_f()
+    return math.hypot(ax - bx, ay - by) <= ra + rb + margin
 
 
 # ----------------------------------------------------------------------------- sweeps
