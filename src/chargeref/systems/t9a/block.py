@@ -39,10 +39,23 @@ class Facing:
     @property
     def psi(self) -> float:
         """The heading (degrees) of a unit standing flush against this facing."""
-        return angle_of(-self.n)
+        p = self.__dict__.get("_psi")
+        if p is None:
+            p = self.__dict__["_psi"] = angle_of(-self.n)
+        return p
+
+    def _floats(self) -> tuple[float, float, float, float, float, float]:
+        fl = self.__dict__.get("_fl")
+        if fl is None:
+            fl = self.__dict__["_fl"] = (float(self.mid[0]), float(self.mid[1]), float(self.t[0]), float(self.t[1]),
+                                         float(self.n[0]), float(self.n[1]))
+        return fl
 
     def pt(self, x: float, y: float = 0.0) -> np.ndarray:
-        return self.mid + x * self.t + y * self.n
+        # ``mid + x t + y n`` component by component in plain floats: the same
+        # operations in the same order as the array expression
+        mx, my, tx, ty, nx, ny = self._floats()
+        return np.array([mx + x * tx + y * nx, my + x * ty + y * ny])
 
     def local(self, p: np.ndarray) -> tuple[float, float]:
         d = np.asarray(p, float) - self.mid
