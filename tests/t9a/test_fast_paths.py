@@ -21,23 +21,27 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chargeref.systems.t9a import memo
+from chargeref.systems.t9a import world as world_mod
 from chargeref.systems.t9a.block import Block
 from chargeref.systems.t9a.contact import unit_contact
 from chargeref.systems.t9a.ends import end_events
 from chargeref.systems.t9a.geom import (
     Shape,
     _poly_gap_small,
+    _rot_pts,
     _sat_shapes,
     _sat_small,
     angle_of,
     gap,
     gap_lower,
     gap_ok,
+    rot_sweep_gap_v,
+    turn_gap_lower,
 )
 from chargeref.systems.t9a.geom import (
     unit as unit_vec,
 )
-from chargeref.systems.t9a.world import Obstacle, Step, World
+from chargeref.systems.t9a.world import TURN_BOUND_SLACK, Obstacle, Step, World
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -265,3 +269,70 @@ class _NoTables:
 
     def reset(self, token: object) -> None:
         return None
+
+
+# ----------------------------------------------------------------------------- turns
+
+
+@SETTINGS
+@given(a=st.tuples(st.floats(-4, 4), st.floats(-4, 4), st.floats(0.5, 4), st.floats(0.5, 4), st.floats(0, 7)),
+       b=st.tuples(st.floats(-4, 4), st.floats(-4, 4), st.floats(0.5, 4), st.floats(0.5, 4), st.floats(0, 7)),
+       px=st.floats(-5, 5), py=st.floats(-5, 5), delta=st.floats(-2, 2))
+@example(a=(0.0, 1.0, 2.0, 2.0, 0.0), b=(0.0, -1.0, 2.0, 2.0, 0.0), px=1.0, py=0.0, delta=0.5)
+@example(a=(0.0, 1.0, 2.0, 2.0, 0.0), b=(0.0, -1.0, 2.0, 2.0, 0.0), px=1.0, py=0.0, delta=-0.5)
+@example(a=(3.0, 3.0, 1.0, 1.0, 0.3), b=(-3.0, -3.0, 1.0, 1.0, 0.0), px=0.0, py=0.0, delta=math.pi)
+def test_turn_bound_never_exceeds_the_exact_sweep(a: tuple[float, ...], b: tuple[float, ...], px: float, py: float,
+                                                  delta: float) -> None:
+    A, B = _turned_rect(*a), _turned_rect(*b)
+    lb = turn_gap_lower(A, (px, py), delta, B)
+    piv = np.array([px, py])
+    assert lb <= rot_sweep_gap_v(A, piv, delta, B) + 1e-12
+    # and at the sampled moments of the turn (the bound holds all through it)
+    for k in range(0, 21):
+        assert lb <= gap(Shape("poly", V=_rot_pts(A.V, piv, delta * k / 20)), B) + 1e-12
+
+
+@pytest.mark.parametrize("delta", [0.3, -0.3, 1.2, -1.2])
+def test_an_align_turn_onto_the_facing_is_cleared_by_the_bound(delta: float) -> None:
+    # a 2" x 1" charger ends flush on the top edge (y = 0) of a 4" x 2" unit, turning
+    # about its leading front corner: it never crosses that edge's line
+    target = _rect(-2.0, -2.0, 2.0, 0.0)
+    end = _rect(-0.5, 0.0, 1.5, 1.0)
+    piv = np.array([1.5, 0.0]) if delta > 0 else np.array([-0.5, 0.0])
+    start = Shape("poly", V=_rot_pts(end.V, piv, -delta))
+    lb = turn_gap_lower(start, (float(piv[0]), float(piv[1])), delta, target)
+    assert -1e-12 <= lb <= 1e-12  # flush at the end: touching, no overlap
+    exact = rot_sweep_gap_v(start, piv, delta, target)
+    assert lb <= exact + 1e-12
+    touch_ok = Obstacle("T", "target", target, 0.0, False)
+    assert touch_ok.ok(lb - TURN_BOUND_SLACK) and touch_ok.ok(exact)
+    # the same turn against an enemy that may not be touched: the bound does not
+    # clear it (the exact sweep decides: not clear)
+    enemy = Obstacle("E", "enemy", target, 0.0, True)
+    assert not enemy.ok(lb - TURN_BOUND_SLACK) and not enemy.ok(exact)
+    # one that crosses the line (turned the wrong way) is not cleared either
+    wrong = Shape("poly", V=_rot_pts(end.V, piv, delta))
+    assert not touch_ok.ok(turn_gap_lower(wrong, (float(piv[0]), float(piv[1])), -delta, target) - TURN_BOUND_SLACK)
+    assert not touch_ok.ok(rot_sweep_gap_v(wrong, piv, -delta, target))
+
+
+@pytest.mark.parametrize("delta", [25.0, -25.0, 60.0, -60.0])
+@pytest.mark.parametrize("strict", [False, True])
+def test_checked_align_turns_agree_with_the_exact_sweep(delta: float, strict: bool,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a charger turning about its leading front corner onto the front of T (the
+    # align move): the check with the bound and with the exact sweep alone agree
+    tgt = Block("T", 2, (24.0, 20.0), 90.0, 4, 8, 1.0, 1.0)
+    end = Block("A", 1, (24.5, 20.0), 270.0, 2, 4, 1.0, 1.0)
+    corner = end.corners()["FL" if delta > 0 else "FR"]
+    pivot = (float(corner[0]), float(corner[1]))
+    start = end.turned(np.asarray(pivot), -delta)
+    w = _world([tgt, start])
+    steps = [Step("turn", delta, pivot=pivot, label="align")]
+    obst = [Obstacle("T", "enemy" if strict else "target", tgt.shape(), 0.0, strict)]
+    with_bound = w.check_steps(start, steps, obst)
+    with monkeypatch.context() as m:
+        m.setattr(world_mod, "turn_gap_lower", lambda *a: -math.inf)
+        exact_only = w.check_steps(start, steps, obst)
+    assert with_bound == exact_only
+    assert (with_bound is None) == (not strict)  # a target may be touched, an enemy not

@@ -976,6 +976,44 @@ def _arcs_vs_edges(c: np.ndarray, V: np.ndarray, delta: float, A: np.ndarray, B:
     return np.asarray(events), best
 
 
+def turn_gap_lower(A: Shape, pivot: tuple[float, float], delta: float, B: Shape) -> float:
+    """A lower bound of the gap between ``B`` and the polygon ``A`` turning about
+    ``pivot`` by ``delta`` radians (both small polygons), in closed form: for each edge
+    line of ``B`` (``B`` lies behind it), the least signed distance from that line of
+    any vertex of ``A`` at any moment of the turn, and the largest of those over the
+    edges. A vertex's distance from a line while it turns is ``base + rho cos(angle)``,
+    least at an end of the turn unless the vertex passes the direction straight
+    against the line's normal, where it is ``base - rho``. At every moment ``A``'s
+    separation along that normal, which bounds the gap from below, is at least that."""
+    px, py = pivot
+    c, s = math.cos(delta), math.sin(delta)
+    rel = [(x - px, y - py) for x, y in A.vl()]
+    best = -math.inf
+    for ax, ay, _, bmax in _shape_axes(B):
+        base = ax * px + ay * py - bmax
+        g = math.atan2(ay, ax)
+        least = math.inf
+        for dx, dy in rel:
+            d0 = ax * dx + ay * dy
+            d1 = ax * (c * dx - s * dy) + ay * (s * dx + c * dy)
+            lo = d0 if d0 < d1 else d1
+            rho = math.hypot(dx, dy)
+            if rho > 0:
+                # the turn (same sign as delta) that brings the vertex's direction to
+                # the one opposite the normal
+                b = math.atan2(dy, dx)
+                if delta >= 0:
+                    if (math.pi - (b - g)) % TWO_PI <= delta:
+                        lo = -rho
+                elif ((b - g) - math.pi) % TWO_PI <= -delta:
+                    lo = -rho
+            if base + lo < least:
+                least = base + lo
+        if least > best:
+            best = least
+    return best
+
+
 def rot_sweep_gap_v(A: Shape, pivot: np.ndarray, delta: float, B: Shape) -> float:
     """Vectorised :func:`rot_sweep_gap` (polygon B; capsules fall back)."""
     if B.kind != "poly" or A.kind != "poly":
