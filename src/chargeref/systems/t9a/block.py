@@ -20,7 +20,7 @@ import numpy as np
 
 from ...geometry.blocks import block_model_centres
 from ...geometry.shapes import TOL
-from .geom import Shape, angle_of, rot2, unit
+from .geom import Shape, angle_of, rot2
 
 FACINGS = ("front", "right", "rear", "left")
 
@@ -39,10 +39,23 @@ class Facing:
     @property
     def psi(self) -> float:
         """The heading (degrees) of a unit standing flush against this facing."""
-        return angle_of(-self.n)
+        p = self.__dict__.get("_psi")
+        if p is None:
+            p = self.__dict__["_psi"] = angle_of(-self.n)
+        return p
+
+    def _floats(self) -> tuple[float, float, float, float, float, float]:
+        fl = self.__dict__.get("_fl")
+        if fl is None:
+            fl = self.__dict__["_fl"] = (float(self.mid[0]), float(self.mid[1]), float(self.t[0]), float(self.t[1]),
+                                         float(self.n[0]), float(self.n[1]))
+        return fl
 
     def pt(self, x: float, y: float = 0.0) -> np.ndarray:
-        return self.mid + x * self.t + y * self.n
+        # ``mid + x t + y n`` component by component in plain floats: the same
+        # operations in the same order as the array expression
+        mx, my, tx, ty, nx, ny = self._floats()
+        return np.array([mx + x * tx + y * nx, my + x * ty + y * ny])
 
     def local(self, p: np.ndarray) -> tuple[float, float]:
         d = np.asarray(p, float) - self.mid
@@ -74,14 +87,23 @@ class Block:
     _cache: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     # ------------------------------------------------------------------ frame
+    def _frame(self) -> tuple[float, float]:
+        """The forward unit vector as plain floats (what ``unit(facing)`` holds), cached."""
+        fr = self._cache.get("frame")
+        if fr is None:
+            r = math.radians(self.facing)
+            fr = self._cache["frame"] = (math.cos(r), math.sin(r))
+        return fr
+
     @property
     def f(self) -> np.ndarray:
-        return unit(self.facing)
+        fx, fy = self._frame()
+        return np.array([fx, fy])
 
     @property
     def l(self) -> np.ndarray:  # noqa: E743
-        f = self.f
-        return np.array([-f[1], f[0]])
+        fx, fy = self._frame()
+        return np.array([-fy, fx])
 
     @property
     def F(self) -> np.ndarray:
@@ -119,19 +141,38 @@ class Block:
     def fleeing(self) -> bool:
         return "fleeing" in self.flags
 
+    def _corners_f(self) -> tuple[tuple[float, float], ...]:
+        """(FL, RL, RR, FR) as plain floats, cached: the same operations, in the same
+        order, as the array expressions ``F + l w/2``, ``F - l w/2 - f d`` and so on
+        (IEEE doubles either way, so the same values; numpy costs more than the
+        arithmetic for four points)."""
+        cs = self._cache.get("corners")
+        if cs is None:
+            fx, fy = self._frame()
+            lx, ly = -fy, fx
+            Fx, Fy = float(self.front[0]), float(self.front[1])
+            hw, d = self.width / 2, self.depth
+            flx, fly = Fx + lx * hw, Fy + ly * hw
+            frx, fry = Fx - lx * hw, Fy - ly * hw
+            cs = self._cache["corners"] = ((flx, fly), (flx - fx * d, fly - fy * d), (frx - fx * d, fry - fy * d),
+                                           (frx, fry))
+        return cs
+
     def corners(self) -> dict[str, np.ndarray]:
-        F, f, lv = self.F, self.f, self.l
-        hw, d = self.width / 2, self.depth
-        return {"FL": F + lv * hw, "FR": F - lv * hw, "RR": F - lv * hw - f * d, "RL": F + lv * hw - f * d}
+        FL, RL, RR, FR = self._corners_f()
+        return {"FL": np.array(FL), "FR": np.array(FR), "RR": np.array(RR), "RL": np.array(RL)}
 
     def shape(self) -> Shape:
         sh = self._cache.get("shape")
         if sh is None:
             if self.round:
                 sh = Shape.disc(self.centre, self.radius)
+            elif self.width > 0 and self.depth > 0:
+                # FL, RL, RR, FR runs counter-clockwise for any positive size (what
+                # ``Shape.poly`` would check)
+                sh = Shape("poly", V=np.array(self._corners_f()))
             else:
-                c = self.corners()
-                sh = Shape.poly(np.stack([c["FL"], c["RL"], c["RR"], c["FR"]]))
+                sh = Shape.poly(np.array(self._corners_f()))
             self._cache["shape"] = sh
         return sh
 
@@ -176,7 +217,10 @@ class Block:
         return replace(self, models=models, files=files)
 
     def with_flags(self, add: set[str] = frozenset(), remove: set[str] = frozenset()) -> Block:  # type: ignore[assignment]
-        return replace(self, flags=frozenset((set(self.flags) | set(add)) - set(remove)))
+        new = replace(self, flags=frozenset((set(self.flags) | set(add)) - set(remove)))
+        # flags change no geometry: the frame, corners, shape and profiles carry over
+        new._cache.update(self._cache)
+        return new
 
     # ------------------------------------------------------------------ models
     def model_centres(self) -> np.ndarray:

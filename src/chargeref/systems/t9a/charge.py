@@ -45,6 +45,7 @@ from .contact import engaged_with, unit_contact
 from .detour import Search, cells
 from .ends import end_events
 from .geom import first_contact_turn, gap, near, wrap_deg
+from .memo import table as memo_table
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
     FEAS_TOL,
@@ -211,6 +212,26 @@ def _to_approaches(ch: Block, fr: Facing, r: dict[str, np.ndarray]) -> list[Appr
     return list(_iter_approaches(ch, fr, r))
 
 
+def align_angles(ch: Block, fr: Facing, s: float, table: ReachTable) -> np.ndarray:
+    """The constructed align angles at offset ``s``, sorted and without repeats: the
+    closed forms of ``wheel.candidate_deltas`` and the reach table's optima there.
+    ``table`` is ``reach_table(ch, fr)``. Within a ruling (``memo``) each charger
+    pose, facing and offset is worked out once; the array is then read-only."""
+    tab = memo_table("align_angles")
+    if tab is None:
+        return np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+    # everything the two parts depend on: the charger's pose and width (its reach
+    # table too) and the facing's frame and length
+    key = (ch.front, ch.facing, ch.width, ch.round, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(),
+           fr.length, float(s))
+    D = tab.get(key)
+    if D is None:
+        D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+        D.flags.writeable = False
+        tab[key] = D
+    return D
+
+
 def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
     """Every approach (no obstacles considered) that ends flush at offset s at the
     constructed align angles, shortest first."""
@@ -218,8 +239,7 @@ def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None)
         return _round_approach(ch, fr, s)
     if table is None:
         table = reach_table(ch, fr)
-    parts = [np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]
-    D = np.unique(np.concatenate(parts))
+    D = align_angles(ch, fr, s, table)
     return _to_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
 
 

@@ -191,6 +191,22 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             return True
         return (lateral[i] - lateral[j]) * (e.s - f.s) >= 0
 
+    # whether an end may join the ends already placed: ``compatible`` and ``in_order``
+    # with each of them, kept per pair of ends (by id, as ``compatible``) and per
+    # state of ``keep_order`` (the search asks the same pairs over and over)
+    fits_memo: dict[tuple[int, int, bool], bool] = {}
+
+    def fits(i: int, e: Entry, placed: list[tuple[int, Entry]]) -> bool:
+        ko = keep_order[0]
+        for j, f in placed:
+            key = (id(e), id(f), ko)
+            hit = fits_memo.get(key)
+            if hit is None:
+                hit = fits_memo[key] = compatible(i, e, j, f) and in_order(i, e, j, f)
+            if not hit:
+                return False
+        return True
+
     # the rounded offsets of each charger's own candidate ends (the search adds those
     # shoulder to shoulder with chargers placed before it, unless already there)
     base_seen = [{round(e.s, 9) for e in es} for es in entries]
@@ -232,7 +248,7 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
                                 seen.add(round(s, 9))
             opts.sort(key=lambda e: (-(len(e.charger_models) + len(e.target_models - tm)), abs(e.s)))
             for e in opts:
-                if not all(compatible(i, e, j, f) and in_order(i, e, j, f) for j, f in placed):
+                if not fits(i, e, placed):
                     continue
                 if feas.get((i, round(e.s, 9))) is False:
                     continue

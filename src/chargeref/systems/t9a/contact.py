@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
-from .geom import Shape, gap
+from .geom import Shape, gap, near
+from .memo import table as memo_table
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,21 @@ def aligned_facings(a: Block, b: Block) -> tuple[str, str] | None:
 
 
 def unit_contact(a: Block, b: Block, g: float | None = None) -> UnitContact | None:
+    """The contact of two units (None when apart). Within a ruling (``memo``) the
+    answer for the same two units where they stand is worked out once."""
+    tab = memo_table("unit_contact") if g is None else None
+    if tab is None:
+        return _unit_contact(a, b, g)
+    # what the answer depends on: each unit's id, pose and formation (not its flags)
+    key = (a.id, a.front, a.facing, a.files, a.models, a.bw, a.bd, a.round,
+           b.id, b.front, b.facing, b.files, b.models, b.bw, b.bd, b.round)
+    hit = tab.get(key, False)
+    if hit is False:
+        hit = tab[key] = _unit_contact(a, b, None)
+    return hit
+
+
+def _unit_contact(a: Block, b: Block, g: float | None) -> UnitContact | None:
     if g is None:
         g = gap(a.shape(), b.shape())
     if g > TOL:
@@ -128,9 +142,7 @@ def contacts_between(blocks: dict[str, Block], ids: list[str]) -> list[UnitConta
         for b in blocks.values():
             if b.player == a.player or (b.id, a.id) in seen:
                 continue
-            ca, ra = sa.bbox_circle()
-            cb, rb = b.shape().bbox_circle()
-            if float(np.hypot(*(ca - cb))) > ra + rb + 10 * TOL:
+            if not near(sa, b.shape(), 10 * TOL):
                 continue
             uc = unit_contact(a, b)
             seen.add((a.id, b.id))

@@ -18,6 +18,7 @@ from .charge import (
     _approach_at,
     _clear_approach,
     _iter_approaches,
+    align_angles,
     approaches,
     candidate_offsets,
     detour_search,
@@ -26,8 +27,7 @@ from .charge import (
 )
 from .detour import cells
 from .geom import gap
-from .reach import MAX_WHEEL, contact_range, solve
-from .wheel import candidate_deltas
+from .reach import contact_range, solve
 from .world import Step
 
 #: at most this many constructed approaches are checked for a first clear one (the
@@ -74,7 +74,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     Ss = [tb.A, tb.B]
     Ds = [tb.D, tb.D]
     for s in co:
-        dd = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, float(s), MAX_WHEEL)), tb.deltas_at(float(s))]))
+        dd = align_angles(ch, fr, float(s), tb)
         Ss.append(np.full(len(dd), s))
         Ds.append(dd)
     least: float | None = None

@@ -17,6 +17,7 @@ import numpy as np
 from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .geom import Shape, near_interval
+from .memo import table as memo_table
 from .reach import contact_range
 from .world import Obstacle
 
@@ -33,12 +34,25 @@ def end_events(ch: Block, fr: Facing, obstacles: Iterable[Obstacle], target: str
     start = ch.at(fr.pt(lo), fr.psi).shape()
     t = np.asarray(fr.t, float)
     out: list[float] = []
+    # within a ruling (``memo``) the slide of one charger's formation along one
+    # facing against one obstacle (by identity, held with the answer) is worked out
+    # once: the start pose depends on the formation and the facing only
+    tab = memo_table("end_slides")
+    base = None if tab is None else (ch.files, ch.models, ch.bw, ch.bd, ch.round, fr.mid.tobytes(), fr.t.tobytes(),
+                                     fr.n.tobytes(), fr.length)
     for ob in obstacles:
         if ob.uid == target:
             continue
         # a strict obstacle must be left more than its gap (plus the tolerance)
         margin = ob.min_gap + (2 * TOL if ob.strict else 0.0)
-        iv = _slide_interval(start, t, ob.shape, margin, hi - lo)
+        if tab is None:
+            iv = _slide_interval(start, t, ob.shape, margin, hi - lo)
+        else:
+            key = (base, id(ob.shape), margin)
+            hit = tab.get(key)
+            if hit is None or hit[0] is not ob.shape:
+                hit = tab[key] = (ob.shape, _slide_interval(start, t, ob.shape, margin, hi - lo))
+            iv = hit[1]
         if iv is not None:
             out += [lo + iv[0], lo + iv[1]]
     if board is not None:

@@ -21,6 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...geometry.shapes import TOL
+from .geom_small import (  # noqa: F401  (re-exported: the plain expressions the tests compare with)
+    _bbox_circle_small,
+    _gap_shapes_small,
+    _poly_gap_small,
+    _sat_shapes,
+    _sat_small,
+    _shape_axes,
+    _vert_edge2,
+    turn_gap_lower,
+)
 
 TWO_PI = 2 * math.pi
 
@@ -123,7 +133,27 @@ class Shape:
             self.__dict__["_bc"] = bc
         return bc
 
+    def bbox_circle_f(self) -> tuple[float, float, float]:
+        """``bbox_circle`` as plain floats ``(cx, cy, r)`` (cached: ``near`` asks often)."""
+        bf = self.__dict__.get("_bf")
+        if bf is None:
+            c, r = self.bbox_circle()
+            bf = (float(c[0]), float(c[1]), float(r))
+            self.__dict__["_bf"] = bf
+        return bf
+
+    def vl(self) -> list[list[float]]:
+        """A polygon's vertices as a list of ``[x, y]`` floats (cached; the small-polygon
+        paths below work on these)."""
+        v = self.__dict__.get("_vl")
+        if v is None:
+            assert self.V is not None
+            v = self.__dict__["_vl"] = self.V.tolist()
+        return v
+
     def _bbox_circle(self) -> tuple[np.ndarray, float]:
+        if self.kind == "poly" and self.V is not None and len(self.V) < 8:
+            return _bbox_circle_small(self.vl())
         if self.kind == "poly":
             assert self.V is not None
             c = self.V.mean(axis=0)
@@ -226,8 +256,8 @@ def gap_ok(A: Shape, B: Shape, ok: Callable[[float], bool]) -> tuple[bool, float
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
         if len(A.V) <= 8 and len(B.V) <= 8:
-            P, Q = A.V.tolist(), B.V.tolist()
-            lb = _sat_small(P, Q)
+            P, Q = A.vl(), B.vl()
+            lb = _sat_shapes(A, B)
             if lb < 0:
                 return ok(lb), lb
             if ok(lb):
@@ -244,73 +274,8 @@ def gap_lower(A: Shape, B: Shape) -> float:
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
         if len(A.V) <= 8 and len(B.V) <= 8:
-            return _sat_small(A.V.tolist(), B.V.tolist())
+            return _sat_shapes(A, B)
     return gap(A, B)
-
-
-def _sat_small(P: list[list[float]], Q: list[list[float]]) -> float:
-    """The largest separation of two convex polygons over their edge normals (minus
-    the penetration depth when they overlap; a lower bound of the gap otherwise)."""
-    best = -math.inf
-    for V in (P, Q):
-        n = len(V)
-        for i in range(n):
-            x0, y0 = V[i]
-            x1, y1 = V[(i + 1) % n]
-            ex, ey = x1 - x0, y1 - y0
-            ln = math.hypot(ex, ey)
-            if ln <= 0:
-                continue
-            ax, ay = ey / ln, -ex / ln
-            pmin = pmax = P[0][0] * ax + P[0][1] * ay
-            for x, y in P:
-                v = x * ax + y * ay
-                if v < pmin:
-                    pmin = v
-                elif v > pmax:
-                    pmax = v
-            qmin = qmax = Q[0][0] * ax + Q[0][1] * ay
-            for x, y in Q:
-                v = x * ax + y * ay
-                if v < qmin:
-                    qmin = v
-                elif v > qmax:
-                    qmax = v
-            sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
-            if sep > best:
-                best = sep
-    return best
-
-
-def _poly_gap_small(P: list[list[float]], Q: list[list[float]]) -> float:
-    """The gap of two small convex polygons: their edge-normal separation when they
-    overlap (``_sat_small``), else the least vertex-to-edge distance."""
-    best = _sat_small(P, Q)
-    if best < 0:
-        return best
-    return math.sqrt(min(_vert_edge2(P, Q), _vert_edge2(Q, P)))
-
-
-def _vert_edge2(V: list[list[float]], W: list[list[float]]) -> float:
-    """Least squared distance from the vertices V to the edges of W."""
-    best = math.inf
-    m = len(W)
-    for i in range(m):
-        ax, ay = W[i]
-        bx, by = W[(i + 1) % m]
-        ex, ey = bx - ax, by - ay
-        L2 = ex * ex + ey * ey
-        if L2 == 0:
-            L2 = 1.0
-        for px, py in V:
-            dx, dy = px - ax, py - ay
-            t = (dx * ex + dy * ey) / L2
-            t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-            qx, qy = dx - t * ex, dy - t * ey
-            d = qx * qx + qy * qy
-            if d < best:
-                best = d
-    return best
 
 
 def _poly_gap_np(P: np.ndarray, Q: np.ndarray) -> float:
@@ -380,6 +345,8 @@ def gap(A: Shape, B: Shape) -> float:
     """Signed distance between two shapes (negative: overlap)."""
     if A.kind == "poly" and B.kind == "poly":
         assert A.V is not None and B.V is not None
+        if len(A.V) <= 8 and len(B.V) <= 8:
+            return _gap_shapes_small(A, B)
         return poly_gap(A.V, B.V)
     if A.kind == "cap" and B.kind == "cap":
         assert A.a is not None and A.b is not None and B.a is not None and B.b is not None
@@ -392,9 +359,9 @@ def gap(A: Shape, B: Shape) -> float:
 
 def near(A: Shape, B: Shape, margin: float) -> bool:
     """Cheap test: could the shapes be within ``margin`` of each other?"""
-    ca, ra = A.bbox_circle()
-    cb, rb = B.bbox_circle()
-    return float(np.hypot(*(ca - cb))) <= ra + rb + margin
+    ax, ay, ra = A.bbox_circle_f()
+    bx, by, rb = B.bbox_circle_f()
+    return math.hypot(ax - bx, ay - by) <= ra + rb + margin
 
 
 # ----------------------------------------------------------------------------- sweeps

@@ -42,6 +42,7 @@ from .combined import Member, plan_combined
 from .contact import contacts_between, engaged_with, models_in_contact
 from .distance import needed_distance
 from .geom import angle_of, gap
+from .memo import scope as memo_scope
 from .moves import (
     FleeResult,
     combat_reform,
@@ -919,6 +920,7 @@ class Phase:
 # ----------------------------------------------------------------------------- API
 
 
+@memo_scope()
 def run_charge(scen: Any, req: ChargeRequest) -> Ruling:
     ph = Phase(scen, req.seed, clear_charges=False)
     d = ph.declare(Spec.from_request(req))
@@ -929,6 +931,7 @@ def run_charge(scen: Any, req: ChargeRequest) -> Ruling:
     return d.ruling
 
 
+@memo_scope()
 def run_phase(scen: Any, seed: int | None) -> PhaseResult:
     ph = Phase(scen, seed, clear_charges=True)
     for e in scen.charges:
@@ -949,6 +952,7 @@ def run_phase(scen: Any, seed: int | None) -> PhaseResult:
     return PhaseResult(rulings=rulings, after=sa(scen, ph.world, True), details=details)
 
 
+@memo_scope()
 def run_needed(scen: Any, req: ChargeRequest) -> Needed:
     ph = Phase(scen, req.seed, clear_charges=False)
     ch = ph._unit(req.charger, "charger")

@@ -23,8 +23,14 @@ from .geom import (
     rot_sweep_extent,
     rot_sweep_gap_v,
     sweep_translate,
+    turn_gap_lower,
     unit,
 )
+from .memo import table as memo_table
+
+#: how far below ``turn_gap_lower`` the exact sweep's value may fall by rounding alone
+#: (its closed forms agree with the bound to about 1e-14 at these sizes)
+TURN_BOUND_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -210,8 +216,10 @@ class World:
     def shape_on_board(self, sh: Shape) -> bool:
         if sh.kind == "poly":
             assert sh.V is not None
-            return self.on_board_box((float(sh.V[:, 0].min()), float(sh.V[:, 1].min()),
-                                      float(sh.V[:, 0].max()), float(sh.V[:, 1].max())))
+            V = sh.vl()
+            xs = [p[0] for p in V]
+            ys = [p[1] for p in V]
+            return self.on_board_box((min(xs), min(ys), max(xs), max(ys)))
         assert sh.a is not None and sh.b is not None
         pts = np.stack([sh.a, sh.b])
         return self.on_board_box((float(pts[:, 0].min() - sh.r), float(pts[:, 1].min() - sh.r),
@@ -230,6 +238,12 @@ class World:
         if skip_path:
             # flying: only where the move ends matters
             return self._pose_clear(run_steps(b, steps), obstacles, board, len(steps) - 1)
+        # within a ruling (``memo``) the same piece of a move from the same pose is
+        # often checked again (the same approach in another world, or against the
+        # same obstacle): a piece's sweep and its verdict against one obstacle (by
+        # identity, with its spacing) are kept
+        sweeps = memo_table("step_sweeps")
+        verdicts = memo_table("step_verdicts")
         cur = b
         for i, st in enumerate(steps):
             nxt = st.apply(cur)
@@ -239,63 +253,96 @@ class World:
                     return res
                 cur = nxt
                 continue
+            if st.amount == 0 and st.kind in ("forward", "wheel"):
+                cur = nxt
+                continue
             sh = cur.shape()
-            if st.kind == "forward":
-                if st.amount == 0:
-                    cur = nxt
-                    continue
-                sw = sweep_translate(sh, cur.f * st.amount)
-                if board and not self.shape_on_board(sw):
-                    return Blocked("board", "board", i, -1.0)
-                for ob in obstacles:
-                    if not near(sw, ob.shape, ob.min_gap + 10 * TOL):
-                        continue
-                    fine, g = gap_ok(sw, ob.shape, ob.ok)
-                    if not fine:
-                        return Blocked(ob.uid, ob.cls, i, g)
-            else:
-                if st.kind == "wheel":
-                    if st.amount == 0:
-                        cur = nxt
-                        continue
-                    piv = cur.wheel_pivot(st.amount)
-                else:
-                    assert st.pivot is not None
-                    piv = np.asarray(st.pivot, dtype=float)
-                ang = math.radians(st.amount)
-                if sh.kind != "poly":
-                    # a round base turning about a point: its centre follows an arc;
-                    # test the end pose and the chord (round units only pivot in place)
+            if sh.kind != "poly":
+                # a round base turning about a point: its centre follows an arc;
+                # test the end pose and the chord (round units only pivot in place)
+                if st.kind != "forward":
                     res = self._pose_clear(nxt, obstacles, board, i)
                     if res is not None:
                         return res
                     cur = nxt
                     continue
-                if board and not self.on_board_box(rot_sweep_extent(sh, piv, ang)):
-                    return Blocked("board", "board", i, -1.0)
-                reach = _reach(sh, piv)
-                assert sh.V is not None
-                end_sh = Shape("poly", V=rot_pts(sh.V, piv, ang))
-                for ob in obstacles:
-                    c, r = ob.shape.bbox_circle()
-                    if float(np.hypot(*(c - piv))) - r > reach + ob.min_gap + 10 * TOL:
-                        continue
-                    # quick accept: no point moves more than reach * |ang| / 2 from
-                    # the nearer of the start and end poses
-                    def quick(g0: float, g1: float, ob: Obstacle = ob, slack: float = reach * abs(ang) / 2) -> bool:
-                        m = min(g0, g1) - slack
-                        return ob.ok(m) and m > ob.min_gap + TOL
-
-                    # lower bounds of the gaps first (separating axes), exact if needed
-                    if quick(gap_lower(sh, ob.shape), gap_lower(end_sh, ob.shape)):
-                        continue
-                    if quick(gap(sh, ob.shape), gap(end_sh, ob.shape)):
-                        continue
-                    g = rot_sweep_gap_v(sh, piv, ang, ob.shape)
-                    if not ob.ok(g):
-                        return Blocked(ob.uid, ob.cls, i, g)
+            skey = None
+            if sweeps is not None:
+                skey = (st.kind, st.amount, st.pivot, cur.front, cur.facing, cur.files, cur.models, cur.bw, cur.bd,
+                        cur.round)
+                piece = sweeps.get(skey)
+                if piece is None:
+                    piece = sweeps[skey] = self._piece(cur, sh, st)
+            else:
+                piece = self._piece(cur, sh, st)
+            if board and not piece[0]:
+                return Blocked("board", "board", i, -1.0)
+            for ob in obstacles:
+                if verdicts is not None:
+                    vkey = (skey, id(ob.shape), ob.min_gap, ob.strict)
+                    hit = verdicts.get(vkey)
+                    if hit is None or hit[0] is not ob.shape:
+                        hit = verdicts[vkey] = (ob.shape, *self._piece_vs(sh, piece, ob))
+                    fine, g = hit[1], hit[2]
+                else:
+                    fine, g = self._piece_vs(sh, piece, ob)
+                if not fine:
+                    return Blocked(ob.uid, ob.cls, i, g)
             cur = nxt
         return None
+
+    def _piece(self, cur: Block, sh: Shape, st: Step) -> tuple[Any, ...]:
+        """What checking one forward, wheel or turn of ``cur`` (shape ``sh``) against
+        anything needs: whether it stays on the board, then ``("forward", swept
+        region)`` or ``("turn", pivot, angle, reach, end shape)``."""
+        if st.kind == "forward":
+            sw = sweep_translate(sh, cur.f * st.amount)
+            return (self.shape_on_board(sw), "forward", sw)
+        if st.kind == "wheel":
+            piv = cur.wheel_pivot(st.amount)
+        else:
+            assert st.pivot is not None
+            piv = np.asarray(st.pivot, dtype=float)
+        ang = math.radians(st.amount)
+        assert sh.V is not None
+        on = self.on_board_box(rot_sweep_extent(sh, piv, ang))
+        return (on, "turn", piv, ang, _reach(sh, piv), Shape("poly", V=rot_pts(sh.V, piv, ang)))
+
+    @staticmethod
+    def _piece_vs(sh: Shape, piece: tuple[Any, ...], ob: Obstacle) -> tuple[bool, float]:
+        """(clear?, the gap when not) of one piece of a move against one obstacle."""
+        if piece[1] == "forward":
+            sw = piece[2]
+            if not near(sw, ob.shape, ob.min_gap + 10 * TOL):
+                return True, math.inf
+            return gap_ok(sw, ob.shape, ob.ok)
+        _, _, piv, ang, reach, end_sh = piece
+        c, r = ob.shape.bbox_circle()
+        if float(np.hypot(*(c - piv))) - r > reach + ob.min_gap + 10 * TOL:
+            return True, math.inf
+        # quick accept: no point moves more than reach * |ang| / 2 from the nearer of
+        # the start and end poses
+        slack = reach * abs(ang) / 2
+
+        def quick(g0: float, g1: float) -> bool:
+            m = min(g0, g1) - slack
+            return ob.ok(m) and m > ob.min_gap + TOL
+
+        # lower bounds of the gaps first (separating axes), exact if needed
+        if quick(gap_lower(sh, ob.shape), gap_lower(end_sh, ob.shape)):
+            return True, math.inf
+        if quick(gap(sh, ob.shape), gap(end_sh, ob.shape)):
+            return True, math.inf
+        # a closed-form lower bound of the gap over the whole turn (``turn_gap_lower``,
+        # e.g. an align turn onto the charged facing, which never crosses that
+        # facing's line): every value the exact sweep can give is at least that bound
+        # less rounding, so when the bound less 1e-9 passes, the exact test passes
+        assert sh.V is not None
+        if ob.shape.kind == "poly" and ob.shape.V is not None and len(sh.V) <= 8 and len(ob.shape.V) <= 8 and ob.ok(
+                turn_gap_lower(sh, (float(piv[0]), float(piv[1])), ang, ob.shape) - TURN_BOUND_SLACK):
+            return True, math.inf
+        g = rot_sweep_gap_v(sh, piv, ang, ob.shape)
+        return ob.ok(g), g
 
     def _pose_clear(self, b: Block, obstacles: list[Obstacle], board: bool, i: int) -> Blocked | None:
         sh = b.shape()
