@@ -37,6 +37,7 @@ import numpy as np
 from .convex_distance import batch_overlap, batch_separated, solve
 from .ellipse_point import _ellipse_point_sd1, ellipse_point_signed_distance
 from .oval_distance import Pair, Smooth, apart_many, sd_certified
+from .polygon_sd import _normals, cores_translations_sd
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -356,16 +357,6 @@ def _seg_pt(a: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
     return np.linalg.norm(P - (a + t[:, None] * ab), axis=1)
 
 
-def _normals(V: np.ndarray) -> np.ndarray:
-    if len(V) < 2:
-        return np.zeros((0, 2))
-    E = np.roll(V, -1, axis=0) - V if len(V) > 2 else (V[1:] - V[:1])
-    N = np.stack([E[:, 1], -E[:, 0]], axis=-1)
-    L = np.linalg.norm(N, axis=1)
-    N = N[L > 0] / L[L > 0, None]
-    return np.vstack([N, -N])
-
-
 def core_signed_distance(VA: np.ndarray, VB: np.ndarray) -> float:
     """Exact signed distance between two convex polygons (points and segments allowed):
     apart, the least vertex-to-edge distance; overlapping, minus the penetration depth
@@ -616,8 +607,8 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
         return disc_centres_signed_distance(B.center - P, B.r, fp)
     ca, cb = _core(A0), _core(B)
     if ca is not None and cb is not None:
-        # polygonal cores: the exact closed form, translation by translation
-        return np.array([core_signed_distance(ca[0] + p, cb[0]) for p in P]) - ca[1] - cb[1]
+        # polygonal cores: the exact closed form, every translation at once
+        return cores_translations_sd(ca[0], cb[0], P) - ca[1] - cb[1]
     sa, sb = smooth_part(A0), smooth_part(B)
     if sa is not None and sb is not None:
         # ellipses grown by discs: the certified one-point solve of ``oval_distance``
