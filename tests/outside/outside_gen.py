@@ -1,0 +1,230 @@
+"""Seeded random scenarios in the public format (no chargeref imports), and the
+transforms an outside referee applies to them (turn about the board centre, mirror).
+
+``scenario_40k(seed)`` returns ``(scenario, request)`` where request is
+``{"charger", "targets", "dice"}``. Everything is drawn from ``random.Random(seed)``,
+so the same seed always gives the same file.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from typing import Any
+
+from referee import (
+    Model,
+    Shape,
+    _on_board,
+    base_shape,
+    coherency_problems,
+    gap,
+    separation,
+    wall_shapes,
+)
+
+W, D = 60.0, 44.0
+CX, CY = W / 2, D / 2
+SCENE_R = 19.0  # everything within this of the centre: any turn still fits the board
+
+ROUND = [25.0, 28.5, 32.0, 40.0, 50.0]
+OVAL = [(60.0, 35.0), (75.0, 42.0), (90.0, 52.0)]
+RECT = [(25.0, 50.0), (50.0, 25.0), (40.0, 40.0)]
+
+
+def _base(rng: random.Random, big: bool = False) -> dict[str, Any]:
+    r = rng.random()
+    if big or r < 0.6:
+        return {"round": rng.choice(ROUND[2:] if big else ROUND)}
+    if r < 0.85:
+        return {"oval": list(rng.choice(OVAL))}
+    return {"rect": list(rng.choice(RECT))}
+
+
+def _extent(base: dict[str, Any]) -> float:
+    """Half the largest size of a base, inches."""
+    v = next(iter(base.values()))
+    return (max(v) if isinstance(v, list) else v) / 25.4 / 2
+
+
+def _block(rng: random.Random, n: int, base: dict[str, Any], centre: tuple[float, float], heading: float,
+           spacing: float) -> list[tuple[float, float]]:
+    """n spots in ranks (two ranks from 6 models) round ``centre``, the ranks across
+    ``heading``, neighbours ``spacing`` apart (edge to edge of the bounding discs)."""
+    pitch = 2 * _extent(base) + spacing
+    ranks = 1 if n < 6 else (2 if n < 14 else 3)
+    files = math.ceil(n / ranks)
+    ux, uy = math.cos(heading), math.sin(heading)
+    lx, ly = -uy, ux
+    out = []
+    for i in range(n):
+        r, c = divmod(i, files)
+        off = (c - (files - 1) / 2) * pitch
+        back = (r - (ranks - 1) / 2) * pitch
+        out.append((centre[0] + lx * off - ux * back, centre[1] + ly * off - uy * back))
+    return out
+
+
+def _unit(uid: str, player: int, spots: list[tuple[float, float]], base: dict[str, Any], facing: float,
+          keywords: list[str]) -> dict[str, Any]:
+    return {"id": uid, "player": player, "keywords": keywords,
+            "models": [{"id": f"{uid}{i + 1}", "at": [round(x, 4), round(y, 4)], "base": copy.deepcopy(base),
+                        "facing": facing} for i, (x, y) in enumerate(spots)]}
+
+
+def _shapes(u: dict[str, Any]) -> list[Shape]:
+    return [base_shape(m["base"], m["at"], m.get("facing", 90.0), "in") for m in u["models"]]
+
+
+def _fits(u: dict[str, Any]) -> bool:
+    return all(math.hypot(s.cx - CX, s.cy - CY) + s.radius() <= SCENE_R for s in _shapes(u))
+
+
+def _clear(u: dict[str, Any], others: list[dict[str, Any]], min_gap: float, walls: list[Shape]) -> bool:
+    mine = _shapes(u)
+    for o in others:
+        for a in mine:
+            for b in _shapes(o):
+                if math.hypot(a.cx - b.cx, a.cy - b.cy) - a.radius() - b.radius() > min_gap:
+                    continue
+                if separation(a, b) <= min_gap:
+                    return False
+    for a in mine:
+        for w in walls:
+            if separation(a, w) <= 0.05:
+                return False
+    return True
+
+
+def scenario_40k(seed: int, *, max_models: int = 20) -> tuple[dict[str, Any], dict[str, Any]]:
+    rng = random.Random(seed)
+    for _attempt in range(200):
+        ed = rng.choice([9, 10, 10, 11])
+        rules: dict[str, Any] = {"edition": ed}
+        if ed == 10:
+            rules["wtc"] = rng.random() < 0.7
+        er = 2.0 if ed == 11 else 1.0
+        terrain: list[dict[str, Any]] = []
+        walls: list[Shape] = []
+        heading = rng.uniform(0, 2 * math.pi)  # from charger to targets
+        ux, uy = math.cos(heading), math.sin(heading)
+        n = rng.choice([1, 1, 2, 3, 5, 6, 7, 10, rng.randint(1, max_models)])
+        cbase = _base(rng)
+        keywords = ["INFANTRY"] if rng.random() < 0.8 else rng.choice([["MONSTER"], ["INFANTRY", "FLY"], ["BEAST"]])
+        ccentre = (CX - ux * rng.uniform(4, 8), CY - uy * rng.uniform(4, 8))
+        cspots = _block(rng, n, cbase, ccentre, heading, rng.uniform(0.1, 0.9))
+        units = [_unit("A", 1, cspots, cbase, round(math.degrees(heading) % 360, 3), keywords)]
+        if not _fits(units[0]):
+            continue
+        if coherency_problems([Model(str(i), "A", 1, s, 0.0, ()) for i, s in enumerate(_shapes(units[0]))],
+                              ed, 1.0):
+            continue
+        # a wall between, sometimes
+        if rng.random() < 0.3:
+            mid = (ccentre[0] + ux * rng.uniform(4, 7), ccentre[1] + uy * rng.uniform(4, 7))
+            L = rng.uniform(3, 8)
+            p = [round(mid[0] - uy * L / 2, 3), round(mid[1] + ux * L / 2, 3)]
+            q = [round(mid[0] + uy * L / 2, 3), round(mid[1] - ux * L / 2, 3)]
+            if rng.random() < 0.7:
+                terrain.append({"type": "ruin", "id": "R1",
+                                "footprint": [[round(mid[0] - 5, 3), round(mid[1] - 5, 3)],
+                                              [round(mid[0] + 5, 3), round(mid[1] - 5, 3)],
+                                              [round(mid[0] + 5, 3), round(mid[1] + 5, 3)],
+                                              [round(mid[0] - 5, 3), round(mid[1] + 5, 3)]],
+                                "walls": [{"points": [p, q], "height": 5, "thickness": 0.2}]})
+            else:
+                terrain.append({"type": "wall", "id": "W1", "points": [p, q], "height": 3, "thickness": 0.3})
+            walls = wall_shapes([p, q], 0.2 if terrain[-1]["type"] == "ruin" else 0.3)
+            if not _clear(units[0], [], 0.0, walls):
+                continue
+        ntargets = rng.choice([1, 1, 1, 2, 3])
+        ok = True
+        targets = []
+        for t in range(ntargets + rng.choice([0, 0, 1, 2])):
+            is_target = t < ntargets
+            tid = "BCDEFG"[t]
+            tbase = _base(rng)
+            tn = rng.choice([1, 1, 2, 3, 5, rng.randint(1, 10)])
+            for _try in range(40):
+                ang = heading + rng.uniform(-0.9, 0.9)
+                dist = rng.uniform(er + 1.5, 11) if is_target else rng.uniform(er + 2, 14)
+                # measured from the front of the charger
+                tc = (ccentre[0] + math.cos(ang) * (dist + 2), ccentre[1] + math.sin(ang) * (dist + 2))
+                u = _unit(tid, 2, _block(rng, tn, tbase, tc, ang + math.pi, 0.3), tbase,
+                          round(math.degrees(ang + math.pi) % 360, 3), ["INFANTRY"])
+                if not _fits(u) or not _clear(u, units[1:], 0.2, walls) or not _clear(u, units[:1], er + 0.3, []):
+                    continue
+                # every target within 12" of the charger
+                g = min(gap(a, b) for a in _shapes(units[0]) for b in _shapes(u))
+                if is_target and g > 11.5:
+                    continue
+                units.append(u)
+                if is_target:
+                    targets.append(tid)
+                break
+            else:
+                ok = ok and not is_target
+        if not ok or not targets:
+            continue
+        scen = {"format": "chargeref/1", "system": "40k", "rules": rules, "board": {"width": W, "depth": D},
+                "terrain": terrain, "units": units}
+        dice = [rng.randint(1, 6), rng.randint(1, 6)]
+        return scen, {"charger": "A", "targets": targets, "dice": dice}
+    raise RuntimeError(f"seed {seed}: no scenario")
+
+
+# ----------------------------------------------------------------------- transforms
+
+
+def _turn_pt(p: list[float], c: float, s: float) -> list[float]:
+    x, y = p[0] - CX, p[1] - CY
+    out = [CX + c * x - s * y, CY + s * x + c * y]
+    return out + list(p[2:])
+
+
+def turned(scen: dict[str, Any], deg: float) -> dict[str, Any]:
+    """The whole board turned by ``deg`` about its centre (facings too)."""
+    out = copy.deepcopy(scen)
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    for u in out["units"]:
+        for m in u.get("models", []):
+            m["at"] = _turn_pt(m["at"], c, s)
+            m["facing"] = (m.get("facing", 90.0) + deg) % 360
+    for t in out.get("terrain", []):
+        for key in ("points", "footprint", "polygon"):
+            if key in t:
+                t[key] = [_turn_pt(p, c, s) for p in t[key]]
+        for w in t.get("walls", []):
+            w["points"] = [_turn_pt(p, c, s) for p in w["points"]]
+    return out
+
+
+def mirrored(scen: dict[str, Any]) -> dict[str, Any]:
+    """The board mirrored left to right (x -> W - x, facing -> 180 - facing)."""
+    out = copy.deepcopy(scen)
+
+    def mp(p: list[float]) -> list[float]:
+        return [W - p[0]] + list(p[1:])
+
+    for u in out["units"]:
+        for m in u.get("models", []):
+            m["at"] = mp(m["at"])
+            m["facing"] = (180.0 - m.get("facing", 90.0)) % 360
+    for t in out.get("terrain", []):
+        for key in ("points", "footprint", "polygon"):
+            if key in t:
+                t[key] = [mp(p) for p in t[key]]
+                if key != "points":
+                    t[key] = t[key][::-1]
+        for w in t.get("walls", []):
+            w["points"] = [mp(p) for p in w["points"]]
+    return out
+
+
+def fits_board(scen: dict[str, Any]) -> bool:
+    for u in scen["units"]:
+        for m in u.get("models", []):
+            if not _on_board(base_shape(m["base"], m["at"], m.get("facing", 90.0), "in"), W, D):
+                return False
+    return True

@@ -1,0 +1,644 @@
+"""An outside referee: checks chargeref rulings with its own geometry.
+
+It imports nothing from chargeref. It reads a scenario document and a ruling document
+(both plain JSON data in the public format of scenario-format.md) and returns a list
+of complaints (``Finding``); an empty list means the ruling passed every check.
+
+Geometry (all in the scenario's length unit; base sizes are millimetres):
+
+* a base is a disc, an ellipse (long axis along ``facing``) or a rectangle (``W`` across
+  the front, ``D`` along ``facing``); a ruin or free wall is a rectangle round each
+  segment of its polyline (thickness across, no end caps);
+* disc-disc gaps are the closed form (centre distance minus both radii); a disc against
+  an ellipse is the point-ellipse distance (a bisection on the standard secular
+  equation, carried to 1e-13 of the axes) minus the radius; a disc against a rectangle
+  is the closed form of a point against a box;
+* any other pair uses the signed separation ``max_u (-h_B(-u) - h_A(u))`` over unit
+  directions u (h the support function): positive it is the gap, negative it is minus
+  the depth of overlap.  It is maximised by a scan of 4096 directions plus every face
+  normal, then a golden-section refinement round the best candidates to 1e-13 rad.
+
+Checks for 40k (editions 9, 10, 11, WTC on or off) are in :func:`check_40k`; the
+lighter T9A and Warmaster checks are :func:`check_t9a` and :func:`check_warmaster`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+TOL = 1e-6
+GOLD = (math.sqrt(5) - 1) / 2
+
+
+@dataclass
+class Finding:
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+# ----------------------------------------------------------------------- shapes
+
+
+@dataclass
+class Shape:
+    kind: str  # disc | ellipse | rect
+    cx: float
+    cy: float
+    a: float  # disc radius; ellipse half-length along the heading; rect half-depth along the heading
+    b: float = 0.0  # ellipse half-width; rect half-width across the heading
+    heading: float = 0.0  # radians, the direction of ``a``
+
+    def axes(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return (c, s), (-s, c)
+
+    def support(self, ux: float, uy: float) -> float:
+        base = self.cx * ux + self.cy * uy
+        if self.kind == "disc":
+            return base + self.a
+        (e1x, e1y), (e2x, e2y) = self.axes()
+        p = ux * e1x + uy * e1y
+        q = ux * e2x + uy * e2y
+        if self.kind == "ellipse":
+            return base + math.sqrt((self.a * p) ** 2 + (self.b * q) ** 2)
+        return base + self.a * abs(p) + self.b * abs(q)
+
+    def normals(self) -> list[float]:
+        if self.kind != "rect":
+            return []
+        return [self.heading + k * math.pi / 2 for k in range(4)]
+
+    def radius(self) -> float:
+        return self.a if self.kind == "disc" else (max(self.a, self.b) if self.kind == "ellipse"
+                                                   else math.hypot(self.a, self.b))
+
+
+def _mm(unit: str) -> float:
+    """Length of one millimetre in the scenario's unit."""
+    return 0.1 if unit == "cm" else 1 / 25.4
+
+
+def parse_base(base: Any) -> tuple[str, float, float]:
+    """A contract base -> (kind, size1 mm, size2 mm). kind: round | oval | rect."""
+    if isinstance(base, dict):
+        if "round" in base:
+            return "round", float(base["round"]), 0.0
+        if "oval" in base:
+            L, W = base["oval"]
+            return "oval", float(L), float(W)
+        if "rect" in base:
+            W, D = base["rect"]
+            return "rect", float(W), float(D)
+        raise ValueError(f"base not understood by the referee: {base!r}")
+    s = str(base).strip().lower().replace(" ", "")
+    if s.endswith("oval"):
+        s = s[:-4]
+        L, W = s.removesuffix("mm").split("x")
+        return "oval", float(L), float(W)
+    s = s.removesuffix("mm")
+    if "x" in s:
+        W, D = s.split("x")
+        return "rect", float(W), float(D)
+    return "round", float(s), 0.0
+
+
+def base_shape(base: Any, at: Any, facing: float, unit: str) -> Shape:
+    kind, s1, s2 = parse_base(base)
+    mm = _mm(unit)
+    h = math.radians(facing)
+    if kind == "round":
+        return Shape("disc", float(at[0]), float(at[1]), s1 * mm / 2)
+    if kind == "oval":
+        return Shape("ellipse", float(at[0]), float(at[1]), s1 * mm / 2, s2 * mm / 2, h)
+    return Shape("rect", float(at[0]), float(at[1]), s2 * mm / 2, s1 * mm / 2, h)
+
+
+def wall_shapes(points: list[Any], thickness: float) -> list[Shape]:
+    out = []
+    for p, q in zip(points, points[1:], strict=False):
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        L = math.hypot(dx, dy)
+        out.append(Shape("rect", (p[0] + q[0]) / 2, (p[1] + q[1]) / 2, L / 2, thickness / 2, math.atan2(dy, dx)))
+    return out
+
+
+# --------------------------------------------------------------- distances
+
+
+def point_ellipse_distance(a: float, b: float, x: float, y: float) -> float:
+    """Distance from (x, y) (ellipse frame, semi-axes a along x, b along y) to the
+    filled ellipse: 0 inside. Outside, the closest point is (a^2 x/(t+a^2), b^2 y/(t+b^2))
+    for the root t > 0 of F(t) = (a x/(t+a^2))^2 + (b y/(t+b^2))^2 - 1, which decreases
+    from F(0) > 0 to F(max(a, b) |p|) < 0: bisection until the bracket stops shrinking."""
+    x, y = abs(x), abs(y)
+    if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
+        return 0.0
+    lo, hi = 0.0, max(a, b) * math.hypot(x, y)
+    for _ in range(2000):
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi:
+            break
+        f = (a * x / (mid + a * a)) ** 2 + (b * y / (mid + b * b)) ** 2 - 1.0
+        if f > 0:
+            lo = mid
+        else:
+            hi = mid
+    t = (lo + hi) / 2
+    return math.hypot(x - a * a * x / (t + a * a), y - b * b * y / (t + b * b))
+
+
+def point_distance(s: Shape, px: float, py: float) -> float:
+    """Distance from a point to the filled shape (0 inside)."""
+    dx, dy = px - s.cx, py - s.cy
+    if s.kind == "disc":
+        return max(0.0, math.hypot(dx, dy) - s.a)
+    (e1x, e1y), (e2x, e2y) = s.axes()
+    u = dx * e1x + dy * e1y
+    v = dx * e2x + dy * e2y
+    if s.kind == "ellipse":
+        return point_ellipse_distance(s.a, s.b, u, v)
+    return math.hypot(max(0.0, abs(u) - s.a), max(0.0, abs(v) - s.b))
+
+
+def _sep(A: Shape, B: Shape, th: float) -> float:
+    ux, uy = math.cos(th), math.sin(th)
+    return -B.support(-ux, -uy) - A.support(ux, uy)
+
+
+def separation(A: Shape, B: Shape) -> float:
+    """Signed separation: the gap when apart, minus the overlap depth when overlapping."""
+    if A.kind == "disc" and B.kind == "disc":
+        return math.hypot(A.cx - B.cx, A.cy - B.cy) - A.a - B.a
+    if A.kind == "disc" or B.kind == "disc":
+        disc, other = (A, B) if A.kind == "disc" else (B, A)
+        d = point_distance(other, disc.cx, disc.cy)
+        if d > 0:
+            return d - disc.a
+        # the centre is inside: fall through to the support separation for the depth
+    n = 4096
+    cands = [2 * math.pi * k / n for k in range(n)] + A.normals() + [t + math.pi for t in B.normals()]
+    vals = sorted(((_sep(A, B, t), t) for t in cands), reverse=True)[:6]
+    best = vals[0][0]
+    step = 2 * math.pi / n
+    for _, t0 in vals:
+        lo, hi = t0 - step, t0 + step
+        x1 = hi - GOLD * (hi - lo)
+        x2 = lo + GOLD * (hi - lo)
+        f1, f2 = _sep(A, B, x1), _sep(A, B, x2)
+        while hi - lo > 1e-13:
+            if f1 < f2:
+                lo, x1, f1 = x1, x2, f2
+                x2 = lo + GOLD * (hi - lo)
+                f2 = _sep(A, B, x2)
+            else:
+                hi, x2, f2 = x2, x1, f1
+                x1 = hi - GOLD * (hi - lo)
+                f1 = _sep(A, B, x1)
+        best = max(best, f1, f2)
+    return best
+
+
+def gap(A: Shape, B: Shape) -> float:
+    return max(0.0, separation(A, B))
+
+
+def _on_board(s: Shape, width: float, depth: float) -> bool:
+    return (-s.support(-1, 0) >= -TOL and s.support(1, 0) <= width + TOL
+            and -s.support(0, -1) >= -TOL and s.support(0, 1) <= depth + TOL)
+
+
+# ----------------------------------------------------------------------- 40k
+
+
+def _unit_of(doc: dict[str, Any]) -> str:
+    if doc.get("unit"):
+        return str(doc["unit"])
+    return "cm" if doc.get("system") == "warmaster" else "in"
+
+
+@dataclass
+class Model:
+    id: str
+    unit: str
+    player: int
+    shape: Shape
+    z: float
+    keywords: tuple[str, ...]
+
+
+def models_40k(doc: dict[str, Any]) -> dict[str, Model]:
+    unit = _unit_of(doc)
+    out = {}
+    for u in doc["units"]:
+        for m in u.get("models", []):
+            base = m.get("base", u.get("base"))
+            at = m["at"]
+            z = float(at[2]) if len(at) > 2 else 0.0
+            out[m["id"]] = Model(m["id"], u["id"], int(u["player"]),
+                                 base_shape(base, at, float(m.get("facing", 90.0)), unit), z,
+                                 tuple(u.get("keywords", [])))
+    return out
+
+
+def edition_of(doc: dict[str, Any]) -> tuple[int, bool]:
+    rules = doc.get("rules") or {}
+    ed = int(rules.get("edition", 10))
+    wtc = bool(rules.get("wtc", ed == 10))
+    return ed, wtc
+
+
+def inch(doc: dict[str, Any]) -> float:
+    return 2.54 if _unit_of(doc) == "cm" else 1.0
+
+
+def coherency_problems(ms: list[Model], ed: int, k: float) -> list[str]:
+    """Per the edition: links are pairs within 2" (and 5" vertically); every model has
+    one link (two once the unit has 6+ in ed9, 7+ in ed10); the links join one group;
+    edition 11: one link whatever the size, and every model within 9" of every other."""
+    n = len(ms)
+    if n <= 1:
+        return []
+    need = 1
+    if ed == 9 and n >= 6:
+        need = 2
+    if ed == 10 and n >= 7:
+        need = 2
+    links: dict[int, list[int]] = {i: [] for i in range(n)}
+    gaps = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            g = gap(ms[i].shape, ms[j].shape)
+            gaps[i, j] = g
+            if g <= 2 * k + TOL and abs(ms[i].z - ms[j].z) <= 5 * k + TOL:
+                links[i].append(j)
+                links[j].append(i)
+    out = []
+    for i in range(n):
+        if len(links[i]) < need:
+            out.append(f"{ms[i].id} has {len(links[i])} coherency link(s), needs {need}")
+    seen = {0}
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        for j in links[i]:
+            if j not in seen:
+                seen.add(j)
+                stack.append(j)
+    if len(seen) != n:
+        out.append(f"the unit is in {n - len(seen) + 1}+ groups (not connected)")
+    if ed == 11:
+        for (i, j), g in gaps.items():
+            if g > 9 * k + TOL:
+                out.append(f"{ms[i].id} and {ms[j].id} are {g:.6f} apart (> 9\")")
+    return out
+
+
+def terrain_shapes(doc: dict[str, Any], k: float) -> list[tuple[str, Shape]]:
+    out = []
+    for t in doc.get("terrain", []) or []:
+        if t["type"] == "ruin":
+            for i, w in enumerate(t.get("walls", [])):
+                for s in wall_shapes(w["points"], float(w.get("thickness", 0.2 * k))):
+                    out.append((f"{t['id']}.wall{i}", s))
+        elif t["type"] in ("wall", "barricade"):
+            for s in wall_shapes(t["points"], float(t.get("thickness", 0.2 * k))):
+                out.append((t["id"], s))
+    return out
+
+
+def lower_bound_40k(before: dict[str, Model], charger: str, targets: list[str], er: float) -> float:
+    """Largest over targets of the least straight-line distance from a charger model to
+    that target's engagement range (no path is shorter than the straight line)."""
+    lb = 0.0
+    for t in targets:
+        best = math.inf
+        for a in before.values():
+            if a.unit != charger:
+                continue
+            for b in before.values():
+                if b.unit == t:
+                    best = min(best, max(0.0, gap(a.shape, b.shape) - er))
+        lb = max(lb, best)
+    return lb
+
+
+def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool | None = None) -> list[Finding]:
+    F: list[Finding] = []
+    ed, wtc = edition_of(scen)
+    k = inch(scen)
+    er = (2.0 if ed == 11 else 1.0) * k
+    charger = ruling["charger"]
+    targets = list(ruling.get("targets") or [])
+    before = models_40k(scen)
+    after_doc = ruling.get("after") or scen
+    after = models_40k(after_doc)
+    moves = {m["id"]: m for m in ruling.get("moves", [])}
+    roll = (ruling.get("roll") or {}).get("total")
+    need = ruling.get("needed") or {}
+    board = scen["board"]
+    walls = terrain_shapes(scen, k)
+    if not ruling.get("eligible", True):
+        if moves:
+            F.append(Finding("moved_when_ineligible", f"{sorted(moves)}"))
+        return F
+
+    # 1. the after document agrees with moves
+    for mid, m in before.items():
+        a = after.get(mid)
+        if a is None:
+            continue
+        if mid in moves:
+            to = moves[mid]["to"]
+            if math.hypot(a.shape.cx - to[0], a.shape.cy - to[1]) > TOL:
+                F.append(Finding("after_disagrees", f"{mid}: after at ({a.shape.cx}, {a.shape.cy}), moves.to {to}"))
+        elif math.hypot(a.shape.cx - m.shape.cx, a.shape.cy - m.shape.cy) > TOL:
+            F.append(Finding("unlisted_move", f"{mid} moved in `after` but is not in moves"))
+        if mid in moves and m.unit != charger:
+            F.append(Finding("wrong_unit_moved", mid))
+
+    # 2. each move within the roll; never shorter than the straight line
+    for mid, mv in moves.items():
+        fr, to = mv["from"], mv["to"]
+        straight = math.hypot(to[0] - fr[0], to[1] - fr[1])
+        d = float(mv["distance"])
+        if d < straight - TOL:
+            F.append(Finding("shorter_than_straight", f"{mid}: distance {d} < straight line {straight}"))
+        if roll is not None and d > roll * k + TOL:
+            F.append(Finding("over_roll", f"{mid}: distance {d} > roll {roll}"))
+        if roll is not None and straight > roll * k + TOL:
+            F.append(Finding("straight_over_roll", f"{mid}: straight {straight} > roll {roll}"))
+        if mid in before and math.hypot(before[mid].shape.cx - fr[0], before[mid].shape.cy - fr[1]) > TOL:
+            F.append(Finding("from_wrong", f"{mid}: from {fr} but the scenario has it elsewhere"))
+
+    # 3. end state: overlaps, walls, board
+    ams = list(after.values())
+    moved_ids = set(moves)
+    for i in range(len(ams)):
+        for j in range(i + 1, len(ams)):
+            A, B = ams[i], ams[j]
+            if A.id not in moved_ids and B.id not in moved_ids:
+                continue
+            if abs(A.z - B.z) > 1e-9:
+                continue
+            if A.shape.radius() + B.shape.radius() < math.hypot(A.shape.cx - B.shape.cx, A.shape.cy - B.shape.cy):
+                continue
+            s = separation(A.shape, B.shape)
+            if s < -TOL:
+                F.append(Finding("overlap", f"{A.id} and {B.id} overlap by {-s:.6f}"))
+    for mid in moved_ids:
+        a = after.get(mid)
+        if a is None:
+            continue
+        if not _on_board(a.shape, float(board["width"]), float(board["depth"])):
+            F.append(Finding("off_board", mid))
+        for wid, w in walls:
+            if a.z > 1e-9:
+                continue
+            s = separation(a.shape, w)
+            if s < -TOL:
+                F.append(Finding("in_wall", f"{mid} ends inside {wid} by {-s:.6f}"))
+
+    cu = [m for m in after.values() if m.unit == charger]
+    tokens = {mid for mid, mv in moves.items() if mv.get("token")}
+
+    def engaged_with(t: str) -> bool:
+        for a in cu:
+            for b in after.values():
+                if b.unit != t or abs(a.z - b.z) > 5 * k + TOL:
+                    continue
+                reach = 2.0 * k if (a.id in tokens and ed != 11) else er
+                if gap(a.shape, b.shape) <= reach + TOL:
+                    return True
+        return False
+
+    success = bool(ruling.get("success"))
+    if success:
+        for t in targets:
+            if not engaged_with(t):
+                F.append(Finding("target_not_engaged", t))
+        enemies = {m.unit for m in after.values() if m.player != before[cu[0].id].player} if cu else set()
+        for e in sorted(enemies - set(targets)):
+            for a in cu:
+                for b in after.values():
+                    if b.unit != e or abs(a.z - b.z) > 5 * k + TOL:
+                        continue
+                    g = gap(a.shape, b.shape)
+                    if g < er - TOL:
+                        F.append(Finding("non_target_engaged", f"{a.id} is {g:.6f} from {b.id} of {e}"))
+        for p in coherency_problems(cu, ed, k):
+            F.append(Finding("coherency", p))
+        # each moved model ends closer to a target (WTC procedure / edition 11)
+        if wtc or ed == 11:
+            for mid in moved_ids:
+                if mid not in before:
+                    continue
+                gains = []
+                for t in targets:
+                    tb = [b for b in before.values() if b.unit == t]
+                    ta = [b for b in after.values() if b.unit == t]
+                    g0 = min(gap(before[mid].shape, b.shape) for b in tb)
+                    g1 = min(gap(after[mid].shape, b.shape) for b in ta)
+                    gains.append(g0 - g1)
+                if gains and max(gains) <= 0.0:
+                    F.append(Finding("not_closer", f"{mid} ends no closer to any target (gain {max(gains):.3g})"))
+    elif ed != 9 or not (scen.get("rules") or {}).get("failed_charge_moves", True):
+        if moves:
+            F.append(Finding("failed_but_moved", f"{sorted(moves)}"))
+
+    # 4. needed and success
+    nroll = need.get("roll")
+    ndist = need.get("distance")
+    if ed != 11 or targets:
+        lb_er = 2.0 * k if (wtc and walls and ed == 10) else er
+        lb = lower_bound_40k(before, charger, targets, lb_er) / k
+        if nroll is not None and nroll < math.ceil(lb - TOL):
+            F.append(Finding("needed_below_bound", f"needed.roll {nroll} < ceil(straight-line bound {lb:.6f})"))
+        if ndist is not None and ndist < lb - TOL and not walls:
+            F.append(Finding("distance_below_bound", f"needed.distance {ndist} < straight-line bound {lb:.6f}"))
+        if nroll is not None and ndist is not None and nroll < math.ceil(ndist / k - TOL):
+            F.append(Finding("roll_below_distance", f"needed.roll {nroll} < ceil(needed.distance {ndist})"))
+        if roll is not None:
+            expect = nroll is not None and roll >= nroll
+            if expect != success:
+                F.append(Finding("success_mismatch", f"roll {roll}, needed.roll {nroll}, success {success}"))
+
+    # 5. single model against a single round target in the open: the closed form
+    if open_field is None:
+        open_field = not walls and not scen.get("terrain")
+    cms = [m for m in before.values() if m.unit == charger]
+    if open_field and len(targets) == 1 and len(cms) == 1 and cms[0].shape.kind == "disc":
+        tms = [m for m in before.values() if m.unit == targets[0]]
+        others = [m for m in before.values() if m.unit not in (charger, targets[0])]
+        if len(tms) == 1 and tms[0].shape.kind == "disc" and not others:
+            g = gap(cms[0].shape, tms[0].shape)
+            exact = max(0.0, g - er)
+            if ndist is None or abs(ndist - exact) > TOL:
+                F.append(Finding("closed_form", f"needed.distance {ndist}, closed form {exact:.9f}"))
+            if nroll is not None and nroll != max(2, math.ceil(exact / k - TOL)) and (ruling.get("roll") or {}).get(
+                    "modifier", 0) == 0:
+                F.append(Finding("closed_form_roll", f"needed.roll {nroll}, expected {max(2, math.ceil(exact - TOL))}"))
+            # WTC (edition 10): base contact when the roll reaches it
+            if success and wtc and ed == 10 and roll is not None and roll * k >= g + TOL:
+                g1 = gap(after[cms[0].id].shape, after[tms[0].id].shape)
+                if g1 > TOL:
+                    F.append(Finding("no_base_contact", f"roll {roll} reaches contact ({g:.6f}) but ends {g1:.6f} away"))
+    return F
+
+
+# ----------------------------------------------------------------------- T9A
+
+
+def t9a_models(doc: dict[str, Any]) -> dict[str, tuple[str, int, Shape]]:
+    """Every rank-and-file model's footprint, ids ``UNIT.i`` numbered rank by rank from
+    the front, left to right as the unit faces; a short last rank is centred."""
+    unit = _unit_of(doc)
+    mm = _mm(unit)
+    out = {}
+    for u in doc["units"]:
+        f = u["formation"]
+        kind, s1, s2 = parse_base(f["base"])
+        files, n = int(f["files"]), int(f["models"])
+        h = math.radians(float(f["facing"]))
+        fx, fy = math.cos(h), math.sin(h)
+        lx, ly = -fy, fx  # left of the facing
+        if kind == "round":
+            w = d = s1 * mm
+        else:
+            w, d = s1 * mm, s2 * mm
+        ranks = math.ceil(n / files)
+        for i in range(n):
+            r, c = divmod(i, files)
+            in_rank = files if r < ranks - 1 else n - files * (ranks - 1)
+            off = (c - (in_rank - 1) / 2) * w
+            back = (r + 0.5) * d
+            cx = f["front"][0] - fx * back - lx * off
+            cy = f["front"][1] - fy * back - ly * off
+            if kind == "round":
+                shape = Shape("disc", cx, cy, w / 2)
+            else:
+                shape = Shape("rect", cx, cy, d / 2, w / 2, h)
+            out[f"{u['id']}.{i}"] = (u["id"], int(u["player"]), shape)
+    return out
+
+
+def t9a_block(u: dict[str, Any], unit: str) -> Shape:
+    f = u["formation"]
+    mm = _mm(unit)
+    kind, s1, s2 = parse_base(f["base"])
+    files, n = int(f["files"]), int(f["models"])
+    w, d = (s1 * mm, s1 * mm) if kind == "round" else (s1 * mm, s2 * mm)
+    if kind == "round" and n == 1:
+        return Shape("disc", f["front"][0] - math.cos(math.radians(f["facing"])) * w / 2,
+                     f["front"][1] - math.sin(math.radians(f["facing"])) * w / 2, w / 2)
+    ranks = math.ceil(n / files)
+    h = math.radians(float(f["facing"]))
+    depth = ranks * d
+    return Shape("rect", f["front"][0] - math.cos(h) * depth / 2, f["front"][1] - math.sin(h) * depth / 2,
+                 depth / 2, files * w / 2, h)
+
+
+def check_t9a(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
+    """No two unit blocks overlap at the end; every contact the ruling claims is a
+    contact (gap within 1e-6); a successful charger touches its target."""
+    F: list[Finding] = []
+    after = ruling.get("after") or scen
+    unit = _unit_of(scen)
+    blocks = {u["id"]: t9a_block(u, unit) for u in after["units"] if "formation" in u}
+    ids = sorted(blocks)
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            s = separation(blocks[ids[i]], blocks[ids[j]])
+            if s < -TOL:
+                F.append(Finding("overlap", f"units {ids[i]} and {ids[j]} overlap by {-s:.6f}"))
+    models = t9a_models(after)
+    for mv in ruling.get("moves", []):
+        mid = mv["id"]
+        if mid in models:
+            sh = models[mid][2]
+            if math.hypot(sh.cx - mv["to"][0], sh.cy - mv["to"][1]) > 1e-5:
+                F.append(Finding("after_disagrees", f"{mid}: formation puts it at ({sh.cx:.6f}, {sh.cy:.6f}), "
+                                                    f"moves.to {mv['to']}"))
+        for c in mv.get("contacts", []):
+            if mid in models and c in models:
+                g = gap(models[mid][2], models[c][2])
+                if g > TOL:
+                    F.append(Finding("false_contact", f"{mid} claims contact with {c}, gap {g:.6f}"))
+    if ruling.get("success") and ruling.get("procedure") == "normal":
+        ch = ruling["charger"]
+        for t in ruling.get("targets", [])[:1]:
+            if t in blocks and ch in blocks and gap(blocks[ch], blocks[t]) > TOL:
+                F.append(Finding("target_not_touched", f"{ch} ends {gap(blocks[ch], blocks[t]):.6f} from {t}"))
+    return F
+
+
+# ----------------------------------------------------------------------- Warmaster
+
+PACE = {"infantry": 20, "cavalry": 30, "chariot": 30, "monster": 20, "artillery": 10, "character": 60}
+
+
+def wm_stands(doc: dict[str, Any]) -> dict[str, tuple[str, int, Shape, dict[str, Any]]]:
+    unit = _unit_of(doc)
+    out = {}
+    for u in doc["units"]:
+        base = u.get("base") or {"rect": [40, 20] if u.get("type") == "infantry" else [20, 40]}
+        for i, st in enumerate(u.get("stands", [])):
+            sid = st.get("id", f"{u['id']}.{i}")
+            out[sid] = (u["id"], int(u["player"]), base_shape(base, st["at"], float(st.get("facing", 90)), unit), u)
+    return out
+
+
+def _corners(s: Shape) -> list[tuple[float, float]]:
+    (e1x, e1y), (e2x, e2y) = s.axes()
+    return [(s.cx + i * s.a * e1x + j * s.b * e2x, s.cy + i * s.a * e1y + j * s.b * e2y)
+            for i in (-1, 1) for j in (-1, 1)]
+
+
+def check_warmaster(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
+    """No two stands overlap at the end; claimed contacts are contacts; no stand's
+    straight corner travel exceeds the distance the ruling reports, nor its pace."""
+    F: list[Finding] = []
+    after = wm_stands(ruling.get("after") or scen)
+    before = wm_stands(scen)
+    ids = sorted(after)
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            A, B = after[ids[i]][2], after[ids[j]][2]
+            if A.radius() + B.radius() < math.hypot(A.cx - B.cx, A.cy - B.cy):
+                continue
+            s = separation(A, B)
+            if s < -TOL:
+                F.append(Finding("overlap", f"stands {ids[i]} and {ids[j]} overlap by {-s:.6f}"))
+    for mv in ruling.get("moves", []):
+        sid = mv["id"]
+        for c in mv.get("contacts", []):
+            if sid in after and c in after:
+                g = gap(after[sid][2], after[c][2])
+                if g > TOL:
+                    F.append(Finding("false_contact", f"{sid} claims contact with {c}, gap {g:.6f}"))
+        if sid in before and sid in after:
+            b0, a1 = before[sid][2], after[sid][2]
+            travel = max(math.hypot(p[0] - q[0], p[1] - q[1]) for p, q in zip(_corners(b0), _corners(a1), strict=True))
+            d = float(mv.get("distance", travel))
+            if d < travel - TOL:
+                F.append(Finding("shorter_than_corner_travel", f"{sid}: distance {d} < corner travel {travel:.6f}"))
+            u = before[sid][3]
+            pace = float(u.get("move", PACE.get(u.get("type", "infantry"), 20)))
+            if travel > pace + TOL and ruling.get("procedure") != "failed":
+                F.append(Finding("over_pace", f"{sid}: corner travel {travel:.6f} > pace {pace}"))
+    return F
+
+
+def check(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
+    sysname = scen.get("system")
+    if sysname == "40k":
+        return check_40k(scen, ruling)
+    if sysname == "t9a":
+        return check_t9a(scen, ruling)
+    if sysname == "warmaster":
+        return check_warmaster(scen, ruling)
+    raise ValueError(f"unknown system {sysname!r}")
