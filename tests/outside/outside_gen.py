@@ -37,7 +37,7 @@ def _base(rng: random.Random, big: bool = False) -> dict[str, Any]:
     r = rng.random()
     if big or r < 0.6:
         return {"round": rng.choice(ROUND[2:] if big else ROUND)}
-    if r < 0.85:
+    if r < 0.9:
         return {"oval": list(rng.choice(OVAL))}
     return {"rect": list(rng.choice(RECT))}
 
@@ -228,3 +228,70 @@ def fits_board(scen: dict[str, Any]) -> bool:
             if not _on_board(base_shape(m["base"], m["at"], m.get("facing", 90.0), "in"), W, D):
                 return False
     return True
+
+
+# ----------------------------------------------------------------------- T9A / Warmaster
+
+
+def scenario_t9a(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A charger block and a target block (sometimes a bystander), the charger roughly
+    in front of the target, at an angle; fixed dice."""
+    rng = random.Random(seed)
+    base = rng.choice([[20, 20], [25, 25], [25, 50], [40, 40]])
+    tbase = rng.choice([[20, 20], [25, 25], [25, 50]])
+    tf = rng.uniform(0, 360)
+    th = math.radians(tf)
+    tfront = [round(CX + rng.uniform(-4, 4), 3), round(CY + rng.uniform(-4, 4), 3)]
+    tn = rng.randint(3, 20)
+    target = {"id": "B", "player": 2, "formation": {"front": tfront, "facing": round(tf, 3),
+                                                    "files": min(tn, rng.choice([3, 4, 5])), "models": tn,
+                                                    "base": {"rect": tbase}}}
+    ang = th + rng.uniform(-0.6, 0.6)
+    dist = rng.uniform(3, 14)
+    cfront = [round(tfront[0] + math.cos(ang) * dist, 3), round(tfront[1] + math.sin(ang) * dist, 3)]
+    cf = (math.degrees(ang) + 180 + rng.uniform(-40, 40)) % 360
+    cn = rng.randint(3, 15)
+    charger = {"id": "A", "player": 1, "formation": {"front": cfront, "facing": round(cf, 3),
+                                                     "files": min(cn, rng.choice([3, 4, 5])), "models": cn,
+                                                     "base": {"rect": base}},
+               "advance_rate": rng.choice([4, 5, 6, 8]), "march_rate": 10, "discipline": 7}
+    units = [charger, target]
+    if rng.random() < 0.4:
+        bang = th + rng.choice([-1, 1]) * rng.uniform(0.8, 1.6)
+        bd = rng.uniform(6, 12)
+        units.append({"id": "C", "player": 2, "formation": {
+            "front": [round(tfront[0] + math.cos(bang) * bd, 3), round(tfront[1] + math.sin(bang) * bd, 3)],
+            "facing": round(rng.uniform(0, 360), 3), "files": 3, "models": rng.randint(3, 9),
+            "base": {"rect": [20, 20]}}})
+    scen = {"format": "chargeref/1", "system": "t9a", "board": {"width": W, "depth": D}, "units": units}
+    return scen, {"charger": "A", "targets": ["B"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
+
+
+def scenario_warmaster(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A target line of stands and a charger line (infantry or cavalry), the charger
+    roughly facing the target within its pace."""
+    rng = random.Random(seed)
+    BW, BD = 120.0, 80.0
+    tf = rng.uniform(0, 360)
+    th = math.radians(tf)
+    ttype = rng.choice(["infantry", "cavalry"])
+    tw = 4.0 if ttype == "infantry" else 2.0
+    c0 = (BW / 2 + rng.uniform(-5, 5), BD / 2 + rng.uniform(-5, 5))
+    lx, ly = -math.sin(th), math.cos(th)
+    tstands = [{"at": [c0[0] + lx * tw * (i - 1), c0[1] + ly * tw * (i - 1)], "facing": tf}
+               for i in range(3)]
+    ctype = rng.choice(["infantry", "cavalry"])
+    cw = 4.0 if ctype == "infantry" else 2.0
+    pace = 20.0 if ctype == "infantry" else 30.0
+    ang = th + rng.uniform(-0.7, 0.7)
+    dist = rng.uniform(6, pace + 4)
+    cc = (c0[0] + math.cos(ang) * dist, c0[1] + math.sin(ang) * dist)
+    cf = (math.degrees(ang) + 180 + rng.uniform(-30, 30)) % 360
+    ch = math.radians(cf)
+    clx, cly = -math.sin(ch), math.cos(ch)
+    cstands = [{"at": [cc[0] + clx * cw * (i - 1), cc[1] + cly * cw * (i - 1)], "facing": cf}
+               for i in range(3)]
+    units = [{"id": "C", "player": 1, "type": ctype, "stands": cstands},
+             {"id": "E", "player": 2, "type": ttype, "stands": tstands}]
+    scen = {"format": "chargeref/1", "system": "warmaster", "board": {"width": BW, "depth": BD}, "units": units}
+    return scen, {"charger": "C", "targets": ["E"]}

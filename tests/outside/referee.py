@@ -15,8 +15,11 @@ Geometry (all in the scenario's length unit; base sizes are millimetres):
   is the closed form of a point against a box;
 * any other pair uses the signed separation ``max_u (-h_B(-u) - h_A(u))`` over unit
   directions u (h the support function): positive it is the gap, negative it is minus
-  the depth of overlap.  It is maximised by a scan of 4096 directions plus every face
+  the depth of overlap.  It is maximised by a scan of 1024 directions plus every face
   normal, then a golden-section refinement round the best candidates to 1e-13 rad.
+  Along a straight path piece the separation of the moving base from another is
+  convex in the travelled fraction (a signed distance to a convex set), so its least
+  value is found by ternary search.
 
 Checks for 40k (editions 9, 10, 11, WTC on or off) are in :func:`check_40k`; the
 lighter T9A and Warmaster checks are :func:`check_t9a` and :func:`check_warmaster`.
@@ -180,7 +183,7 @@ def separation(A: Shape, B: Shape) -> float:
         if d > 0:
             return d - disc.a
         # the centre is inside: fall through to the support separation for the depth
-    n = 4096
+    n = 1024
     cands = [2 * math.pi * k / n for k in range(n)] + A.normals() + [t + math.pi for t in B.normals()]
     vals = sorted(((_sep(A, B, t), t) for t in cands), reverse=True)[:6]
     best = vals[0][0]
@@ -210,6 +213,56 @@ def gap(A: Shape, B: Shape) -> float:
 def _on_board(s: Shape, width: float, depth: float) -> bool:
     return (-s.support(-1, 0) >= -TOL and s.support(1, 0) <= width + TOL
             and -s.support(0, -1) >= -TOL and s.support(0, 1) <= depth + TOL)
+
+
+def moved(s: Shape, x: float, y: float) -> Shape:
+    return Shape(s.kind, x, y, s.a, s.b, s.heading)
+
+
+def least_separation_along(mover: Shape, a: Any, b: Any, other: Shape) -> float:
+    """The least signed separation between ``mover`` (its centre carried straight from
+    a to b) and ``other``: convex in the fraction travelled, so ternary search."""
+    ax, ay, bx, by = float(a[0]), float(a[1]), float(b[0]), float(b[1])
+    if mover.kind == "disc" and other.kind == "disc":
+        dx, dy = bx - ax, by - ay
+        L2 = dx * dx + dy * dy
+        t = 0.0 if L2 == 0 else min(1.0, max(0.0, ((other.cx - ax) * dx + (other.cy - ay) * dy) / L2))
+        return math.hypot(ax + t * dx - other.cx, ay + t * dy - other.cy) - mover.a - other.a
+
+    def f(t: float) -> float:
+        return separation(moved(mover, ax + (bx - ax) * t, ay + (by - ay) * t), other)
+
+    lo, hi = 0.0, 1.0
+    while hi - lo > 1e-9:
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if f(m1) < f(m2):
+            hi = m2
+        else:
+            lo = m1
+    return min(f(0.0), f(1.0), f((lo + hi) / 2))
+
+
+def _seg_point_dist(a: Any, b: Any, p: tuple[float, float]) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    L2 = dx * dx + dy * dy
+    t = 0.0 if L2 == 0 else min(1.0, max(0.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / L2))
+    return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
+
+
+def path_pieces(mv: dict[str, Any]) -> list[dict[str, Any]]:
+    """The move's pieces: its ``segments`` if given, else the straight line from->to."""
+    segs = mv.get("segments")
+    if segs:
+        return list(segs)
+    return [{"kind": "line", "from": mv["from"][:2], "to": mv["to"][:2]}]
+
+
+def arc_points(seg: dict[str, Any], n: int = 64) -> list[tuple[float, float]]:
+    c, r = seg["center"], float(seg["radius"])
+    t0 = math.atan2(seg["from"][1] - c[1], seg["from"][0] - c[0])
+    t1 = math.atan2(seg["to"][1] - c[1], seg["to"][0] - c[0])
+    span = (t1 - t0) % (2 * math.pi) if seg.get("ccw", True) else -((t0 - t1) % (2 * math.pi))
+    return [(c[0] + r * math.cos(t0 + span * i / n), c[1] + r * math.sin(t0 + span * i / n)) for i in range(n + 1)]
 
 
 # ----------------------------------------------------------------------- 40k
@@ -403,6 +456,48 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
             if s < -TOL:
                 F.append(Finding("in_wall", f"{mid} ends inside {wid} by {-s:.6f}"))
 
+    # 3b. paths: never through an enemy model; editions 9 and 10 never within
+    # engagement range of a non-target enemy model; edition 9 never across any other
+    # model; a MONSTER or VEHICLE never across a friendly MONSTER or VEHICLE (FLY exempt).
+    # Straight pieces exactly; arcs at 65 points each (a violation found is real).
+    if roll is not None:
+        for mid, mv in moves.items():
+            m0 = before.get(mid)
+            if m0 is None or "FLY" in m0.keywords:
+                continue
+            if mv.get("facing") is not None and m0.shape.kind != "disc":
+                continue  # a turning base: its pose along the path is not recorded here
+            big = {"MONSTER", "VEHICLE"} & set(m0.keywords)
+            for seg in path_pieces(mv):
+                kind = seg.get("kind")
+                if kind not in ("line", "arc"):
+                    continue
+                for o in before.values():
+                    if o.unit == charger or abs(o.z - m0.z) > 5 * k + TOL:
+                        continue
+                    enemy = o.player != m0.player
+                    limit = None
+                    if enemy and o.unit not in targets and ed in (9, 10):
+                        limit, code = er, "path_in_er_of_non_target"
+                    elif enemy:
+                        limit, code = 0.0, "path_through_enemy"
+                    elif ed == 9 or (big and {"MONSTER", "VEHICLE"} & set(o.keywords)):
+                        limit, code = 0.0, "path_through_friend"
+                    if limit is None:
+                        continue
+                    reach = o.shape.radius() + m0.shape.radius() + limit + 0.01
+                    if kind == "line":
+                        if _seg_point_dist(seg["from"], seg["to"], (o.shape.cx, o.shape.cy)) > reach:
+                            continue
+                        s_min = least_separation_along(m0.shape, seg["from"], seg["to"], o.shape)
+                    else:
+                        pts = arc_points(seg)
+                        if min(math.hypot(x - o.shape.cx, y - o.shape.cy) for x, y in pts) > reach:
+                            continue
+                        s_min = min(separation(moved(m0.shape, x, y), o.shape) for x, y in pts)
+                    if (s_min < -TOL) if limit == 0.0 else (s_min <= limit + 1e-9):
+                        F.append(Finding(code, f"{mid}'s path comes {s_min:.6f} from {o.id} of {o.unit}"))
+
     cu = [m for m in after.values() if m.unit == charger]
     tokens = {mid for mid, mv in moves.items() if mv.get("token")}
 
@@ -428,7 +523,7 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
                     if b.unit != e or abs(a.z - b.z) > 5 * k + TOL:
                         continue
                     g = gap(a.shape, b.shape)
-                    if g < er - TOL:
+                    if g <= er + 1e-9:  # "within" includes equality (1e-9: float noise)
                         F.append(Finding("non_target_engaged", f"{a.id} is {g:.6f} from {b.id} of {e}"))
         for p in coherency_problems(cu, ed, k):
             F.append(Finding("coherency", p))
@@ -630,6 +725,13 @@ def check_warmaster(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Findin
             pace = float(u.get("move", PACE.get(u.get("type", "infantry"), 20)))
             if travel > pace + TOL and ruling.get("procedure") != "failed":
                 F.append(Finding("over_pace", f"{sid}: corner travel {travel:.6f} > pace {pace}"))
+    if ruling.get("success"):
+        ch = ruling["charger"]
+        for t in ruling.get("targets", []):
+            touch = min((gap(a[2], b[2]) for a in after.values() if a[0] == ch for b in after.values() if b[0] == t),
+                        default=math.inf)
+            if touch > TOL:
+                F.append(Finding("target_not_touched", f"{ch} ends {touch:.6f} from {t}"))
     return F
 
 

@@ -1,0 +1,232 @@
+"""The outside referee against chargeref: generated scenarios in the public format,
+ruled in-process (the library), through the command line and through the web API, and
+checked by ``referee.py``, which shares no code with the product.
+
+* 40k: every ruling passes the referee; the board turned by an arbitrary angle about
+  its centre and mirrored gives the same success, least roll and least distance.
+* T9A and Warmaster: every ruling passes the referee's lighter checks.
+* The command line and the web API give the very ruling the library gives.
+* The referee itself is held at its thresholds on hand-made rulings.
+
+The seeds are fixed (the generator is deterministic); more are hunted with
+``hunt/run.py`` on the branch that made this file (see the report).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import outside_gen as gen
+import pytest
+import referee
+from fastapi.testclient import TestClient
+
+from chargeref import service
+from chargeref.web.app import create_app
+
+SEEDS_40K = [0, 1, 4, 9, 10, 16, 17, 19, 20, 23, 27, 29, 30, 41, 43, 45, 47, 48, 52, 54]
+SEEDS_T9A = list(range(12))
+SEEDS_WM = list(range(12))
+CLI_SEEDS = [0, 1, 10, 45]
+TIME_LIMIT = 120.0
+
+
+def _rule(scen: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
+    return service.charge(scen, req["charger"], req["targets"], dice=req.get("dice"), time_limit=TIME_LIMIT)
+
+
+def _same_verdict(a: dict[str, Any], b: dict[str, Any], what: str) -> None:
+    assert a["success"] == b["success"], what
+    assert a["needed"]["roll"] == b["needed"]["roll"], what
+    da, db = a["needed"]["distance"], b["needed"]["distance"]
+    assert (da is None) == (db is None), what
+    if da is not None:
+        assert abs(da - db) <= 1e-6, (what, da, db)
+
+
+@pytest.mark.parametrize("seed", SEEDS_40K)
+def test_40k_rulings_pass_the_outside_referee(seed: int) -> None:
+    scen, req = gen.scenario_40k(seed)
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        if not gen.fits_board(other):
+            continue
+        r2 = _rule(other, req)
+        _same_verdict(r, r2, f"seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
+
+
+@pytest.mark.parametrize("seed", SEEDS_T9A)
+def test_t9a_rulings_pass_the_outside_referee(seed: int) -> None:
+    scen, req = gen.scenario_t9a(seed)
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+
+
+@pytest.mark.parametrize("seed", SEEDS_WM)
+def test_warmaster_rulings_pass_the_outside_referee(seed: int) -> None:
+    scen, req = gen.scenario_warmaster(seed)
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+
+
+# ----------------------------------------------------------------------- CLI and web
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "chargeref.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("seed", CLI_SEEDS)
+def test_cli_and_web_give_the_library_ruling(seed: int, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(seed)
+    f = tmp_path / "scenario.json"
+    f.write_text(json.dumps(scen))
+    before = f.read_bytes()
+    args = ["charge", str(f), "--charger", req["charger"], "--dice", ",".join(map(str, req["dice"])), "--json"]
+    for t in req["targets"]:
+        args += ["--target", t]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    cli = json.loads(p.stdout)
+    assert f.read_bytes() == before
+    lib = service.charge(scen, req["charger"], req["targets"], dice=req["dice"])
+    assert cli == lib
+    assert [str(x) for x in referee.check(scen, cli)] == []
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code == 200, web.text
+    assert web.json() == lib
+    ok = TestClient(create_app()).post("/api/check", json=scen)
+    assert ok.status_code == 200 and ok.json() == {"ok": True, "problems": []}
+
+
+@pytest.mark.parametrize("change,field", [
+    (lambda s: s["units"][0]["models"][0].__setitem__("at", [1, "x"]), "units[A].models[A1].at"),
+    (lambda s: s["units"][0]["models"][0].__setitem__("base", {"round": -3}), "units[A].models[A1].base.round"),
+    (lambda s: s["units"][1]["models"][0].__setitem__("at", list(s["units"][0]["models"][0]["at"])), "units["),
+    (lambda s: s["board"].__setitem__("width", "wide"), "board.width"),
+])
+def test_cli_refuses_a_broken_field_in_one_line(change: Any, field: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(0)
+    change(scen)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(scen))
+    before = f.read_bytes()
+    p = _cli("charge", str(f), "--charger", "A", "--target", req["targets"][0], "--dice", "3,4", "--json")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert lines and all(x.startswith("chargeref: ") for x in lines), p.stderr
+    assert lines[0].startswith(f"chargeref: {field}"), p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert f.read_bytes() == before
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code in (400, 422), web.text
+    assert web.json()["error"].startswith(field), web.text
+
+
+@pytest.mark.parametrize("opt,value", [("--dice", "3,9"), ("--roll", "13"), ("--target", "ZZ")])
+def test_cli_refuses_a_broken_option_in_one_line(opt: str, value: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(0)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scen))
+    args = ["charge", str(f), "--charger", "A", "--json", opt, value]
+    if opt != "--target":
+        args += ["--target", req["targets"][0]]
+    p = _cli(*args)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and p.stderr.startswith(f"chargeref: {opt}: "), p.stderr
+
+
+def test_web_refuses_big_and_broken_bodies() -> None:
+    c = TestClient(create_app())
+    assert c.post("/api/charge", content=b"{" + b" " * 1_100_000 + b"}",
+                  headers={"content-type": "application/json"}).status_code == 413
+    r = c.post("/api/charge", content=b"nonsense", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].startswith("body: ")
+    scen, req = gen.scenario_40k(0)
+    r = c.post("/api/charge", json={"scenario": scen, **req, "dice": [3, 9]})
+    assert r.status_code in (400, 422) and r.json()["error"].startswith("dice: ")
+
+
+# ----------------------------------------------------------------------- the referee at its edges
+
+
+def _duel(ed: int, gap_to_target: float, bystander_gap: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A 32 mm charger that has moved to ``gap_to_target`` from a 32 mm target (and a
+    bystander at ``bystander_gap``); the ruling written by hand."""
+    r32 = 16 / 25.4
+    tx = 30.0
+    ax = tx - 2 * r32 - gap_to_target
+    units = [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": [20.0, 20.0],
+                                                                               "base": {"round": 32}}]},
+             {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": [tx, 20.0],
+                                                                               "base": {"round": 32}}]}]
+    if bystander_gap is not None:
+        units.append({"id": "C", "player": 2, "keywords": ["INFANTRY"],
+                      "models": [{"id": "C1", "at": [ax, 20.0 + 2 * r32 + bystander_gap], "base": {"round": 32}}]})
+    scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": units}
+    after = copy.deepcopy(scen)
+    after["units"][0]["models"][0]["at"] = [ax, 20.0]
+    need = (tx - 20.0 - 2 * r32) - (2.0 if ed == 11 else 1.0)
+    ruling = {"charger": "A", "targets": ["B"], "eligible": True, "success": True,
+              "needed": {"distance": need, "roll": max(2, -int(-need // 1))}, "roll": {"total": 12},
+              "moves": [{"id": "A1", "from": [20.0, 20.0, 0.0], "to": [ax, 20.0, 0.0], "distance": ax - 20.0}],
+              "after": after}
+    return scen, ruling
+
+
+def _codes(scen: dict[str, Any], ruling: dict[str, Any]) -> set[str]:
+    return {f.code for f in referee.check(scen, ruling)}
+
+
+@pytest.mark.parametrize("ed", [10, 11])
+def test_referee_engagement_edges(ed: int) -> None:
+    er = 2.0 if ed == 11 else 1.0
+    assert "target_not_engaged" not in _codes(*_duel(ed, er, None))
+    assert "target_not_engaged" not in _codes(*_duel(ed, er + 1e-7, None))
+    assert "target_not_engaged" in _codes(*_duel(ed, er + 0.001, None))
+    # a bystander exactly at engagement range is within it; 0.001" more is clear
+    assert "non_target_engaged" in _codes(*_duel(ed, 0.0, er))
+    assert "non_target_engaged" not in _codes(*_duel(ed, 0.0, er + 0.001))
+
+
+def test_referee_catches_an_overlap_a_long_move_and_a_wrong_least_roll() -> None:
+    scen, r = _duel(10, 0.0, None)
+    assert _codes(scen, r) == set()
+    bad = copy.deepcopy(r)
+    bad["after"]["units"][0]["models"][0]["at"][0] += 0.001
+    bad["moves"][0]["to"][0] += 0.001
+    bad["moves"][0]["distance"] += 0.001
+    assert "overlap" in _codes(scen, bad)
+    short = copy.deepcopy(r)
+    short["roll"]["total"] = 8  # the move is 8.740"
+    assert "over_roll" in _codes(scen, short)
+    low = copy.deepcopy(r)
+    low["needed"]["roll"] -= 1
+    assert {"needed_below_bound", "closed_form_roll"} <= _codes(scen, low)
+
+
+def test_referee_ellipse_distance_against_its_closed_form_edges() -> None:
+    """An oval 60x35 mm facing +x: the gap to a disc on its long axis is centre distance
+    minus 30 mm minus the radius; on its short axis minus 17.5 mm."""
+    mm = 1 / 25.4
+    oval = referee.Shape("ellipse", 0.0, 0.0, 30 * mm, 17.5 * mm, 0.0)
+    disc = referee.Shape("disc", 3.0, 0.0, 16 * mm)
+    assert abs(referee.separation(oval, disc) - (3.0 - 46 * mm)) < 1e-9
+    disc = referee.Shape("disc", 0.0, 3.0, 16 * mm)
+    assert abs(referee.separation(oval, disc) - (3.0 - 33.5 * mm)) < 1e-9
+    # two ovals side by side (axes parallel): the short-axis gap
+    o2 = referee.Shape("ellipse", 0.0, 2.0, 30 * mm, 17.5 * mm, 0.0)
+    assert abs(referee.separation(oval, o2) - (2.0 - 35 * mm)) < 1e-9
+    # overlapping by 0.01": negative
+    o3 = referee.Shape("ellipse", 60 * mm - 0.01, 0.0, 30 * mm, 17.5 * mm, 0.0)
+    assert abs(referee.separation(oval, o3) + 0.01) < 1e-9
