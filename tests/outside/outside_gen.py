@@ -97,7 +97,9 @@ def _clear(u: dict[str, Any], others: list[dict[str, Any]], min_gap: float, wall
     return True
 
 
-def scenario_40k(seed: int, *, max_models: int = 20) -> tuple[dict[str, Any], dict[str, Any]]:
+def scenario_40k(seed: int, *, max_models: int = 20, tight: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``tight``: bystanders stand 0.2" to 2.5" from a target's models (the charge must
+    slip past their engagement range) instead of anywhere near the charger."""
     rng = random.Random(seed)
     for _attempt in range(200):
         ed = rng.choice([9, 10, 10, 11])
@@ -151,6 +153,13 @@ def scenario_40k(seed: int, *, max_models: int = 20) -> tuple[dict[str, Any], di
                 dist = rng.uniform(er + 1.5, 11) if is_target else rng.uniform(er + 2, 14)
                 # measured from the front of the charger
                 tc = (ccentre[0] + math.cos(ang) * (dist + 2), ccentre[1] + math.sin(ang) * (dist + 2))
+                if tight and not is_target:
+                    near = next(u for u in units if u["id"] == rng.choice(targets))
+                    m = rng.choice(near["models"])
+                    side = rng.uniform(0, 2 * math.pi)
+                    reach = _extent(m["base"]) + _extent(tbase) + rng.uniform(0.2, 2.5)
+                    tc = (m["at"][0] + math.cos(side) * reach, m["at"][1] + math.sin(side) * reach)
+                    tn = rng.choice([1, 1, 2, 3])
                 u = _unit(tid, 2, _block(rng, tn, tbase, tc, ang + math.pi, 0.3), tbase,
                           round(math.degrees(ang + math.pi) % 360, 3), ["INFANTRY"])
                 if not _fits(u) or not _clear(u, units[1:], 0.2, walls) or not _clear(u, units[:1], er + 0.3, []):
@@ -295,3 +304,29 @@ def scenario_warmaster(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
              {"id": "E", "player": 2, "type": ttype, "stands": tstands}]
     scen = {"format": "chargeref/1", "system": "warmaster", "board": {"width": BW, "depth": BD}, "units": units}
     return scen, {"charger": "C", "targets": ["E"]}
+
+
+def duel_40k(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One model against one enemy model in the open (any bases, any facings): the
+    least charge is the gap minus the engagement range, in closed form."""
+    rng = random.Random(seed)
+    ed = rng.choice([9, 10, 11])
+    rules: dict[str, Any] = {"edition": ed}
+    if ed == 10:
+        rules["wtc"] = rng.random() < 0.6
+    er = 2.0 if ed == 11 else 1.0
+    while True:
+        abase, bbase = _base(rng), _base(rng)
+        a = {"id": "A1", "at": [round(CX + rng.uniform(-6, 6), 4), round(CY + rng.uniform(-6, 6), 4)],
+             "base": abase, "facing": round(rng.uniform(0, 360), 3)}
+        ang = rng.uniform(0, 2 * math.pi)
+        d = rng.uniform(2.5, 12)
+        b = {"id": "B1", "at": [round(a["at"][0] + math.cos(ang) * d, 4), round(a["at"][1] + math.sin(ang) * d, 4)],
+             "base": bbase, "facing": round(rng.uniform(0, 360), 3)}
+        g = gap(base_shape(abase, a["at"], a["facing"], "in"), base_shape(bbase, b["at"], b["facing"], "in"))
+        if er + 0.05 < g < 11.9:
+            break
+    scen = {"format": "chargeref/1", "system": "40k", "rules": rules, "board": {"width": W, "depth": D},
+            "units": [{"id": "A", "player": 1, "keywords": [rng.choice(["INFANTRY", "MONSTER"])], "models": [a]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [b]}]}
+    return scen, {"charger": "A", "targets": ["B"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}

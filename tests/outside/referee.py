@@ -553,6 +553,11 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
         lb = lower_bound_40k(before, charger, targets, lb_er) / k
         if nroll is not None and nroll < math.ceil(lb - TOL):
             F.append(Finding("needed_below_bound", f"needed.roll {nroll} < ceil(straight-line bound {lb:.6f})"))
+        if ed == 11 and nroll is not None:
+            # each target within the rolled distance: the roll is at least every gap
+            far = lower_bound_40k(before, charger, targets, 0.0) / k
+            if nroll < math.ceil(far - TOL):
+                F.append(Finding("needed_below_gap", f"needed.roll {nroll} < ceil(a target's gap {far:.6f})"))
         if ndist is not None and ndist < lb - TOL and not walls:
             F.append(Finding("distance_below_bound", f"needed.distance {ndist} < straight-line bound {lb:.6f}"))
         if nroll is not None and ndist is not None and nroll < math.ceil(ndist / k - TOL):
@@ -566,17 +571,21 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
     if open_field is None:
         open_field = not walls and not scen.get("terrain")
     cms = [m for m in before.values() if m.unit == charger]
-    if open_field and len(targets) == 1 and len(cms) == 1 and cms[0].shape.kind == "disc":
+    # (any shapes: the straight move along the closest points' direction closes the
+    # gap at exactly the rate moved, and no move closes it faster)
+    if open_field and len(targets) == 1 and len(cms) == 1:
         tms = [m for m in before.values() if m.unit == targets[0]]
         others = [m for m in before.values() if m.unit not in (charger, targets[0])]
-        if len(tms) == 1 and tms[0].shape.kind == "disc" and not others:
+        if len(tms) == 1 and not others:
             g = gap(cms[0].shape, tms[0].shape)
             exact = max(0.0, g - er)
             if ndist is None or abs(ndist - exact) > TOL:
                 F.append(Finding("closed_form", f"needed.distance {ndist}, closed form {exact:.9f}"))
-            if nroll is not None and nroll != max(2, math.ceil(exact / k - TOL)) and (ruling.get("roll") or {}).get(
-                    "modifier", 0) == 0:
-                F.append(Finding("closed_form_roll", f"needed.roll {nroll}, expected {max(2, math.ceil(exact - TOL))}"))
+            # the least roll total: the move rounded up; edition 11 also needs the
+            # target within the roll itself (its gap, not the gap less 2")
+            want = math.ceil((g if ed == 11 else exact) / k - TOL)
+            if nroll != want:
+                F.append(Finding("closed_form_roll", f"needed.roll {nroll}, expected {want}"))
             # WTC (edition 10): base contact when the roll reaches it
             if success and wtc and ed == 10 and roll is not None and roll * k >= g + TOL:
                 g1 = gap(after[cms[0].id].shape, after[tms[0].id].shape)
@@ -744,3 +753,40 @@ def check(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
     if sysname == "warmaster":
         return check_warmaster(scen, ruling)
     raise ValueError(f"unknown system {sysname!r}")
+
+
+def check_40k_choices(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
+    """Edition 11, a roll made before targets are picked: every enemy unit within 12"
+    and within the rolled distance (closest gap) may be picked; each listed gap is the
+    exact gap; a choice is allowed iff each of its targets is; its least roll is never
+    below the straight-line bound (gap minus the 2" engagement range)."""
+    F: list[Finding] = []
+    k = inch(scen)
+    before = models_40k(scen)
+    charger = ruling["charger"]
+    roll = ruling["roll"]["total"]
+    me = next(m.player for m in before.values() if m.unit == charger)
+    gaps: dict[str, float] = {}
+    for b in before.values():
+        if b.player == me:
+            continue
+        g = min(gap(a.shape, b.shape) for a in before.values() if a.unit == charger)
+        gaps[b.unit] = min(gaps.get(b.unit, math.inf), g)
+    listed: set[str] = set()
+    for c in ruling.get("choices", []):
+        ts = c["targets"]
+        listed |= set(ts)
+        for t, g in (c.get("gaps") or {}).items():
+            if abs(g - gaps[t]) > TOL:
+                F.append(Finding("choice_gap", f"{t}: listed gap {g}, exact {gaps[t]:.9f}"))
+        ok = all(gaps[t] <= min(12 * k, roll * k) + TOL for t in ts)
+        if bool(c.get("allowed")) != ok:
+            F.append(Finding("choice_allowed", f"{ts}: allowed {c.get('allowed')}, gaps {[gaps[t] for t in ts]}"))
+        nr = (c.get("needed") or {}).get("roll")
+        lb = max(max(0.0, gaps[t] - 2 * k) for t in ts) / k
+        if nr is not None and nr < math.ceil(lb - TOL):
+            F.append(Finding("choice_below_bound", f"{ts}: least roll {nr} < bound {lb:.6f}"))
+    for t, g in sorted(gaps.items()):
+        if g <= min(12 * k, roll * k) - TOL and t not in listed:
+            F.append(Finding("choice_missing", f"{t} is {g:.6f} away (roll {roll}) but is not offered"))
+    return F

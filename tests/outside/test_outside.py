@@ -213,6 +213,9 @@ def test_referee_catches_an_overlap_a_long_move_and_a_wrong_least_roll() -> None
     low = copy.deepcopy(r)
     low["needed"]["roll"] -= 1
     assert {"needed_below_bound", "closed_form_roll"} <= _codes(scen, low)
+    high = copy.deepcopy(r)
+    high["needed"]["roll"] += 1
+    assert "closed_form_roll" in _codes(scen, high)
 
 
 def test_referee_ellipse_distance_against_its_closed_form_edges() -> None:
@@ -230,3 +233,43 @@ def test_referee_ellipse_distance_against_its_closed_form_edges() -> None:
     # overlapping by 0.01": negative
     o3 = referee.Shape("ellipse", 60 * mm - 0.01, 0.0, 30 * mm, 17.5 * mm, 0.0)
     assert abs(referee.separation(oval, o3) + 0.01) < 1e-9
+
+
+# ----------------------------------------------------------------------- the product at its edges
+
+
+def _pair(ed: int, gap: float, heading: float = 0.3) -> dict[str, Any]:
+    """Two 32 mm models whose bases are ``gap`` apart, along ``heading`` (radians)."""
+    r = 16 / 25.4
+    d = gap + 2 * r
+    import math
+
+    a = [30.0 - math.cos(heading) * d / 2, 22.0 - math.sin(heading) * d / 2]
+    b = [30.0 + math.cos(heading) * d / 2, 22.0 + math.sin(heading) * d / 2]
+    return {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": a,
+                                                                                    "base": {"round": 32}}]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": b,
+                                                                                    "base": {"round": 32}}]}]}
+
+
+@pytest.mark.parametrize("ed", [9, 10, 11])
+def test_least_roll_at_its_edge(ed: int) -> None:
+    """A move of exactly 7.000" needs 7 (edition 11: a gap of exactly 7.000" needs 7,
+    the move 5"); 0.001" more needs 8."""
+    er = 2.0 if ed == 11 else 1.0
+    move = 7.0 - er if ed == 11 else 7.0
+    for extra, want, ok in ((0.0, 7, True), (0.001, 8, False)):
+        scen = _pair(ed, move + er + extra)
+        r = service.charge(scen, "A", ["B"], dice=[3, 4])
+        assert r["needed"]["roll"] == want and r["success"] is ok, (extra, r["needed"], r["success"])
+        assert abs(r["needed"]["distance"] - (move + extra)) <= 1e-6
+        assert [str(f) for f in referee.check(scen, r)] == []
+
+
+@pytest.mark.parametrize("ed", [9, 10, 11])
+def test_twelve_inch_declaration_edge(ed: int) -> None:
+    assert service.charge(_pair(ed, 12.0), "A", ["B"], dice=[6, 6])["eligible"] is True
+    r = service.charge(_pair(ed, 12.001), "A", ["B"], dice=[6, 6])
+    assert r["eligible"] is False and "target_out_of_range" in [x["code"] for x in r["reasons"]]
+    assert r["moves"] == []
