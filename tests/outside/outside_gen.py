@@ -154,7 +154,8 @@ def scenario_40k(seed: int, *, max_models: int = 20, tight: bool = False) -> tup
                 # measured from the front of the charger
                 tc = (ccentre[0] + math.cos(ang) * (dist + 2), ccentre[1] + math.sin(ang) * (dist + 2))
                 if tight and not is_target:
-                    near = next(u for u in units if u["id"] == rng.choice(targets))
+                    pick = rng.choice(targets)
+                    near = next(u for u in units if u["id"] == pick)
                     m = rng.choice(near["models"])
                     side = rng.uniform(0, 2 * math.pi)
                     reach = _extent(m["base"]) + _extent(tbase) + rng.uniform(0.2, 2.5)

@@ -790,3 +790,19 @@ def check_40k_choices(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Find
         if g <= min(12 * k, roll * k) - TOL and t not in listed:
             F.append(Finding("choice_missing", f"{t} is {g:.6f} away (roll {roll}) but is not offered"))
     return F
+
+
+def charge_odds(needed_roll: int | None, modifier: int, reroll: str) -> tuple[int, int]:
+    """The exact chance (numerator, denominator) that 2D6 + modifier reaches the least
+    roll: ``none`` one roll; ``failed`` the whole 2D6 rolled again after a failure."""
+    if needed_roll is None:
+        return 0, 1
+    hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b + modifier >= needed_roll)
+    if reroll == "none":
+        num, den = hits, 36
+    elif reroll == "failed":
+        num, den = 36 * 36 - (36 - hits) ** 2, 36 * 36
+    else:
+        raise ValueError(reroll)
+    g = math.gcd(num, den)
+    return num // g, den // g

@@ -273,3 +273,22 @@ def test_twelve_inch_declaration_edge(ed: int) -> None:
     r = service.charge(_pair(ed, 12.001), "A", ["B"], dice=[6, 6])
     assert r["eligible"] is False and "target_out_of_range" in [x["code"] for x in r["reasons"]]
     assert r["moves"] == []
+
+
+@pytest.mark.parametrize("seed,modifier,reroll", [(1, 0, "none"), (10, 1, "failed"), (45, -1, "none")])
+def test_odds_agree_everywhere_and_with_the_dice(seed: int, modifier: int, reroll: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(seed)
+    lib = service.odds(scen, "A", req["targets"], reroll=reroll, modifier=modifier)
+    num, den = referee.charge_odds(lib["needed"]["roll"], modifier, reroll)
+    assert lib["probability_fraction"] == f"{num}/{den}"
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scen))
+    args = ["odds", str(f), "--charger", "A", "--modifier", str(modifier), "--reroll", reroll, "--json"]
+    for t in req["targets"]:
+        args += ["--target", t]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == lib
+    web = TestClient(create_app()).post("/api/odds", json={"scenario": scen, "charger": "A", "targets": req["targets"],
+                                                           "modifier": modifier, "reroll": reroll})
+    assert web.status_code == 200 and web.json() == lib
