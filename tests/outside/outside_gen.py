@@ -187,20 +187,25 @@ def scenario_40k(seed: int, *, max_models: int = 20, tight: bool = False) -> tup
 # ----------------------------------------------------------------------- transforms
 
 
-def _turn_pt(p: list[float], c: float, s: float) -> list[float]:
-    x, y = p[0] - CX, p[1] - CY
-    out = [CX + c * x - s * y, CY + s * x + c * y]
+def _turn_pt(p: list[float], c: float, s: float, cx: float = CX, cy: float = CY) -> list[float]:
+    x, y = p[0] - cx, p[1] - cy
+    out = [cx + c * x - s * y, cy + s * x + c * y]
     return out + list(p[2:])
 
 
 def turned(scen: dict[str, Any], deg: float) -> dict[str, Any]:
-    """The whole board turned by ``deg`` about its centre (facings too)."""
+    """The whole board turned by ``deg`` about its centre (facings too): 40k models,
+    T9A formations (front and facing), Warmaster stands."""
     out = copy.deepcopy(scen)
     c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    bx, by = out["board"]["width"] / 2, out["board"]["depth"] / 2
     for u in out["units"]:
-        for m in u.get("models", []):
-            m["at"] = _turn_pt(m["at"], c, s)
+        for m in u.get("models", []) + u.get("stands", []):
+            m["at"] = _turn_pt(m["at"], c, s, bx, by)
             m["facing"] = (m.get("facing", 90.0) + deg) % 360
+        if "formation" in u:
+            u["formation"]["front"] = _turn_pt(u["formation"]["front"], c, s, bx, by)
+            u["formation"]["facing"] = (u["formation"]["facing"] + deg) % 360
     for t in out.get("terrain", []):
         for key in ("points", "footprint", "polygon"):
             if key in t:
@@ -217,10 +222,16 @@ def mirrored(scen: dict[str, Any]) -> dict[str, Any]:
     def mp(p: list[float]) -> list[float]:
         return [W - p[0]] + list(p[1:])
 
+    bw = out["board"]["width"]
+
     for u in out["units"]:
-        for m in u.get("models", []):
-            m["at"] = mp(m["at"])
+        for m in u.get("models", []) + u.get("stands", []):
+            m["at"] = [bw - m["at"][0]] + list(m["at"][1:])
             m["facing"] = (180.0 - m.get("facing", 90.0)) % 360
+        if "formation" in u:
+            f = u["formation"]
+            f["front"] = [bw - f["front"][0], f["front"][1]]
+            f["facing"] = (180.0 - f["facing"]) % 360
     for t in out.get("terrain", []):
         for key in ("points", "footprint", "polygon"):
             if key in t:
@@ -330,4 +341,68 @@ def duel_40k(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     scen = {"format": "chargeref/1", "system": "40k", "rules": rules, "board": {"width": W, "depth": D},
             "units": [{"id": "A", "player": 1, "keywords": [rng.choice(["INFANTRY", "MONSTER"])], "models": [a]},
                       {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [b]}]}
+    return scen, {"charger": "A", "targets": ["B"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
+
+
+def duel_edge_40k(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A duel (see :func:`duel_40k`) with the target's base touching, or nearly, a board
+    edge or corner: the straight approach stays on the board, so the closed form holds."""
+    rng = random.Random(seed)
+    scen, req = duel_40k(seed)
+    a, b = scen["units"][0]["models"][0], scen["units"][1]["models"][0]
+    shape = base_shape(b["base"], [0.0, 0.0], b["facing"], "in")
+    corner = rng.random() < 0.3
+    for _ in range(200):
+        off = rng.choice([0.0, 0.0, 0.001, 0.3])
+        b["at"] = [shape.support(-1, 0) + off, CY + rng.uniform(-10, 10)]
+        if corner:
+            b["at"][1] = shape.support(0, -1) + rng.choice([0.0, 0.002])
+        ang = rng.uniform(-1.4, 1.4) if not corner else rng.uniform(0.05, 1.5)
+        d = rng.uniform(2.5, 12)
+        a["at"] = [b["at"][0] + math.cos(ang) * d, b["at"][1] + math.sin(ang) * d]
+        sa = base_shape(a["base"], a["at"], a["facing"], "in")
+        sb = base_shape(b["base"], b["at"], b["facing"], "in")
+        er = 2.0 if scen["rules"]["edition"] == 11 else 1.0
+        if _on_board(sa, W, D) and _on_board(sb, W, D) and er + 0.05 < gap(sa, sb) < 11.9:
+            return scen, req
+    raise RuntimeError(seed)
+
+
+def wall_wtc_40k(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Edition 10 with the WTC walls rule: infantry on one side of a ruin wall, the
+    target standing 0.1" to 1.9" behind its far face (often too close for a base to fit
+    between), sometimes a bystander beside the target."""
+    rng = random.Random(seed)
+    heading = rng.uniform(0, 2 * math.pi)
+    ux, uy = math.cos(heading), math.sin(heading)
+    lx, ly = -uy, ux
+    t = rng.choice([0.2, 0.4, 0.6])
+    L = rng.uniform(6, 14)
+    wc = (CX, CY)
+    p = [wc[0] - lx * L / 2, wc[1] - ly * L / 2]
+    q = [wc[0] + lx * L / 2, wc[1] + ly * L / 2]
+    terrain = [{"type": "ruin", "id": "R", "footprint": [[CX - 9, CY - 9], [CX + 9, CY - 9], [CX + 9, CY + 9],
+                                                            [CX - 9, CY + 9]],
+                "walls": [{"points": [p, q], "height": 5, "thickness": t}]}]
+    tbase = {"round": rng.choice([25.0, 32.0, 40.0])}
+    tr = tbase["round"] / 25.4 / 2
+    behind = t / 2 + rng.uniform(0.1, 1.9) + tr
+    tn = rng.randint(1, 4)
+    toff = rng.uniform(-L / 4, L / 4)
+    tspots = _block(rng, tn, tbase, (wc[0] + ux * behind + lx * toff, wc[1] + uy * behind + ly * toff), heading, 0.2)
+    tspots = [(x + ux * (behind - tr - t / 2 - 0.0) * 0, y) for x, y in tspots]
+    cbase = {"round": rng.choice([25.0, 28.5, 32.0, 40.0])}
+    cn = rng.randint(1, 6)
+    front = t / 2 + rng.uniform(1.0, 6.0)
+    cspots = _block(rng, cn, cbase, (wc[0] - ux * (front + 2) + lx * rng.uniform(-2, 2),
+                                     wc[1] - uy * (front + 2) + ly * rng.uniform(-2, 2)), heading, rng.uniform(0.1, 0.8))
+    units = [_unit("A", 1, cspots, cbase, round(math.degrees(heading) % 360, 3), ["INFANTRY"]),
+             _unit("B", 2, tspots, tbase, round(math.degrees(heading + math.pi) % 360, 3), ["INFANTRY"])]
+    if rng.random() < 0.4:
+        side = rng.choice([-1, 1])
+        units.append(_unit("C", 2, [(tspots[-1 if side > 0 else 0][0] + lx * side * rng.uniform(2.2, 4),
+                                     tspots[-1 if side > 0 else 0][1] + ly * side * rng.uniform(2.2, 4))],
+                           tbase, 0.0, ["INFANTRY"]))
+    scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 10, "wtc": True},
+            "board": {"width": W, "depth": D}, "terrain": terrain, "units": units}
     return scen, {"charger": "A", "targets": ["B"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}

@@ -511,6 +511,13 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
                     return True
         return False
 
+    # WTC tokens: a token model ends touching a ruin wall (as close as it can get)
+    for mid in tokens:
+        a = after.get(mid)
+        if a is not None and walls and min(gap(a.shape, w) for _, w in walls) > TOL:
+            F.append(Finding("token_off_wall", f"{mid} holds a token {min(gap(a.shape, w) for _, w in walls):.6f} "
+                                               "from the nearest wall"))
+
     success = bool(ruling.get("success"))
     if success:
         for t in targets:

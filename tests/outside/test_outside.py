@@ -64,18 +64,35 @@ def test_40k_rulings_pass_the_outside_referee(seed: int) -> None:
         assert [str(f) for f in referee.check(other, r2)] == [], name
 
 
-@pytest.mark.parametrize("seed", SEEDS_T9A)
-def test_t9a_rulings_pass_the_outside_referee(seed: int) -> None:
-    scen, req = gen.scenario_t9a(seed)
+@pytest.mark.parametrize("make,seed", [(gen.duel_40k, s) for s in range(12)] +
+                         [(gen.duel_edge_40k, s) for s in range(8)] +
+                         [(gen.wall_wtc_40k, s) for s in range(6)])
+def test_40k_duels_edges_and_walls(make: Any, seed: int) -> None:
+    """One model against one (any bases, open field or against a board edge: the least
+    move is the closed form) and WTC infantry against a target behind a ruin wall."""
+    scen, req = make(seed)
     r = _rule(scen, req)
     assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        if not gen.fits_board(other):
+            continue
+        r2 = _rule(other, req)
+        _same_verdict(r, r2, f"seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
 
 
-@pytest.mark.parametrize("seed", SEEDS_WM)
-def test_warmaster_rulings_pass_the_outside_referee(seed: int) -> None:
-    scen, req = gen.scenario_warmaster(seed)
+@pytest.mark.parametrize("system,seed", [("t9a", s) for s in SEEDS_T9A] + [("warmaster", s) for s in SEEDS_WM])
+def test_t9a_and_warmaster_rulings_pass_the_outside_referee(system: str, seed: int) -> None:
+    scen, req = (gen.scenario_t9a if system == "t9a" else gen.scenario_warmaster)(seed)
     r = _rule(scen, req)
     assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        r2 = _rule(other, req)
+        assert (r2["success"], r2["procedure"]) == (r["success"], r["procedure"]), name
+        _same_verdict(r, r2, f"{system} seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
 
 
 # ----------------------------------------------------------------------- CLI and web
