@@ -254,9 +254,9 @@ def fits_board(scen: dict[str, Any]) -> bool:
 # ----------------------------------------------------------------------- T9A / Warmaster
 
 
-def scenario_t9a(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def scenario_t9a(seed: int, *, around: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """A charger block and a target block (sometimes a bystander), the charger roughly
-    in front of the target, at an angle; fixed dice."""
+    in front of the target (``around``: on any side), at an angle; fixed dice."""
     rng = random.Random(seed)
     base = rng.choice([[20, 20], [25, 25], [25, 50], [40, 40]])
     tbase = rng.choice([[20, 20], [25, 25], [25, 50]])
@@ -268,6 +268,8 @@ def scenario_t9a(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
                                                     "files": min(tn, rng.choice([3, 4, 5])), "models": tn,
                                                     "base": {"rect": tbase}}}
     ang = th + rng.uniform(-0.6, 0.6)
+    if around:
+        ang = th + rng.uniform(-math.pi, math.pi)
     dist = rng.uniform(3, 14)
     cfront = [round(tfront[0] + math.cos(ang) * dist, 3), round(tfront[1] + math.sin(ang) * dist, 3)]
     cf = (math.degrees(ang) + 180 + rng.uniform(-40, 40)) % 360

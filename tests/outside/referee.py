@@ -678,13 +678,68 @@ def check_t9a(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
             if mid in models and c in models:
                 g = gap(models[mid][2], models[c][2])
                 if g > TOL:
-                    F.append(Finding("false_contact", f"{mid} claims contact with {c}, gap {g:.6f}"))
+                    # across the gap of an incomplete rank (docs/t9a.md): each model
+                    # stretched to its unit's edge, along the facing the two blocks touch at
+                    A, B = models[mid], models[c]
+                    g2 = min(gap(_stretched(A[2], blocks[A[0]], blocks[B[0]], i),
+                                 _stretched(B[2], blocks[B[0]], blocks[A[0]], j)) for i in (0, 1) for j in (0, 1))
+                    if g2 > TOL:
+                        F.append(Finding("false_contact", f"{mid} claims contact with {c}, gap {g:.6f}"))
     if ruling.get("success") and ruling.get("procedure") == "normal":
         ch = ruling["charger"]
         for t in ruling.get("targets", [])[:1]:
             if t in blocks and ch in blocks and gap(blocks[ch], blocks[t]) > TOL:
                 F.append(Finding("target_not_touched", f"{ch} ends {gap(blocks[ch], blocks[t]):.6f} from {t}"))
+            # aligned to the charged facing: the arc of the target that holds the middle
+            # of the charger's front at the start (45-degree lines from the corners; a
+            # point on a line is a flank) decides which way the charger ends up facing
+            u0 = {u["id"]: u for u in scen["units"]}
+            u1 = {u["id"]: u for u in after["units"]}
+            if t in u0 and ch in u0 and "formation" in u0[t] and not u0[t].get("flags"):
+                arc = t9a_arc(u0[t], unit, u0[ch]["formation"]["front"])
+                want = {"front": 180.0, "rear": 0.0, "left": -90.0, "right": 90.0}[arc]
+                rel = (u1[ch]["formation"]["facing"] - u1[t]["formation"]["facing"] - want) % 360
+                if min(rel, 360 - rel) > 1e-6:
+                    F.append(Finding("not_aligned", f"{ch} charged {t}'s {arc} but ends facing "
+                                                    f"{u1[ch]['formation']['facing']} against {u1[t]['formation']['facing']}"))
     return F
+
+
+def _stretched(m: Shape, own: Shape, other: Shape, axis: int) -> Shape:
+    """A rect model lengthened along one of its unit's axes (0: front-back, 1: across)
+    toward ``other``, up to its own block's edge: what it covers of that facing, seen
+    across the empty places of an incomplete rank."""
+    if m.kind != "rect" or own.kind != "rect":
+        return m
+    ex, ey = own.axes()[axis]
+    ext = own.a if axis == 0 else own.b
+    d = (other.cx - own.cx) * ex + (other.cy - own.cy) * ey
+    sign = 1.0 if d >= 0 else -1.0
+    mc = (m.cx - own.cx) * ex + (m.cy - own.cy) * ey
+    along = abs(math.cos(m.heading - own.heading)) > 0.5  # the model's a-axis lies along e1
+    half_m = (m.a if along else m.b) if axis == 0 else (m.b if along else m.a)
+    lo, hi = mc - sign * half_m, sign * ext
+    mid, half = (lo + hi) / 2, abs(hi - lo) / 2
+    cx, cy = m.cx + (mid - mc) * ex, m.cy + (mid - mc) * ey
+    if (axis == 0) == along:
+        return Shape("rect", cx, cy, half, m.b, m.heading)
+    return Shape("rect", cx, cy, m.a, half, m.heading)
+
+
+def t9a_arc(u: dict[str, Any], unit: str, p: Any) -> str:
+    """Which arc of unit ``u`` holds point ``p``: front, rear, left or right (a point on a
+    dividing line counts as a flank)."""
+    blk = t9a_block(u, unit)
+    (e1x, e1y), (e2x, e2y) = blk.axes()
+    dx, dy = p[0] - blk.cx, p[1] - blk.cy
+    y = dx * e1x + dy * e1y  # forward
+    x = dx * e2x + dy * e2y  # left
+    a, b = blk.b, blk.a  # half-width across, half-depth along
+    if y - b > abs(x) - a + 1e-9:
+        return "front"
+    if -y - b > abs(x) - a + 1e-9:
+        return "rear"
+    return "left" if x > 0 else "right"
 
 
 # ----------------------------------------------------------------------- Warmaster
