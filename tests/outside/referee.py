@@ -551,6 +551,20 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
     elif ed != 9 or not (scen.get("rules") or {}).get("failed_charge_moves", True):
         if moves:
             F.append(Finding("failed_but_moved", f"{sorted(moves)}"))
+    else:
+        # edition 9's failed charge still moves (seed 002): each model that moves ends
+        # closer to the targets, and the unit engages nobody
+        me = before[next(iter(moves))].player if moves else None
+        for mid in moves:
+            tm0 = [b for b in before.values() if b.unit in targets]
+            tm1 = [b for b in after.values() if b.unit in targets]
+            g0 = min(gap(before[mid].shape, b.shape) for b in tm0)
+            g1 = min(gap(after[mid].shape, b.shape) for b in tm1)
+            if g1 >= g0:
+                F.append(Finding("failed_move_not_closer", f"{mid}: {g0:.6f} -> {g1:.6f}"))
+            for b in after.values():
+                if b.player != me and abs(b.z - after[mid].z) <= 5 * k + TOL and gap(after[mid].shape, b.shape) <= er:
+                    F.append(Finding("failed_move_engages", f"{mid} ends within engagement range of {b.id}"))
 
     # 4. needed and success
     nroll = need.get("roll")
