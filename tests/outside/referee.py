@@ -834,8 +834,9 @@ def check(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
 def check_40k_choices(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Finding]:
     """Edition 11, a roll made before targets are picked: every enemy unit within 12"
     and within the rolled distance (closest gap) may be picked; each listed gap is the
-    exact gap; a choice is allowed iff each of its targets is; its least roll is never
-    below the straight-line bound (gap minus the 2" engagement range)."""
+    exact gap; a choice is allowed iff each of its targets may be picked and its least
+    roll is reached; its least roll is never below the straight-line bound (gap minus
+    the 2" engagement range)."""
     F: list[Finding] = []
     k = inch(scen)
     before = models_40k(scen)
@@ -855,7 +856,9 @@ def check_40k_choices(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Find
         for t, g in (c.get("gaps") or {}).items():
             if abs(g - gaps[t]) > TOL:
                 F.append(Finding("choice_gap", f"{t}: listed gap {g}, exact {gaps[t]:.9f}"))
-        ok = all(gaps[t] <= min(12 * k, roll * k) + TOL for t in ts)
+        nr = (c.get("needed") or {}).get("roll")
+        # allowed (docs/40k.md): the roll may pick the set and the move succeeds with it
+        ok = all(gaps[t] <= min(12 * k, roll * k) + TOL for t in ts) and nr is not None and nr <= roll
         if bool(c.get("allowed")) != ok:
             F.append(Finding("choice_allowed", f"{ts}: allowed {c.get('allowed')}, gaps {[gaps[t] for t in ts]}"))
         nr = (c.get("needed") or {}).get("roll")

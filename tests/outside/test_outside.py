@@ -321,3 +321,13 @@ def test_odds_agree_everywhere_and_with_the_dice(seed: int, modifier: int, rerol
     web = TestClient(create_app()).post("/api/odds", json={"scenario": scen, "charger": "A", "targets": req["targets"],
                                                            "modifier": modifier, "reroll": reroll})
     assert web.status_code == 200 and web.json() == lib
+
+
+@pytest.mark.parametrize("seed", [0, 9])
+def test_edition_11_choices_after_the_roll(seed: int) -> None:
+    scen, req = gen.scenario_40k(seed)
+    assert scen["rules"]["edition"] == 11
+    for dice in ([1, 1], [3, 4], [6, 6]):
+        r = service.charge(scen, "A", [], dice=dice)
+        assert r["procedure"] == "choices" and r["moves"] == []
+        assert [str(f) for f in referee.check_40k_choices(scen, r)] == []
