@@ -331,3 +331,20 @@ def test_edition_11_choices_after_the_roll(seed: int) -> None:
         r = service.charge(scen, "A", [], dice=dice)
         assert r["procedure"] == "choices" and r["moves"] == []
         assert [str(f) for f in referee.check_40k_choices(scen, r)] == []
+
+
+@pytest.mark.parametrize("system,seed", [("t9a", 2), ("warmaster", 1)])
+def test_cli_and_web_give_the_library_ruling_t9a_and_warmaster(system: str, seed: int, tmp_path: Path) -> None:
+    scen, req = (gen.scenario_t9a if system == "t9a" else gen.scenario_warmaster)(seed)
+    f = tmp_path / "scenario.json"
+    f.write_text(json.dumps(scen))
+    args = ["charge", str(f), "--charger", req["charger"], "--json"] + [a for t in req["targets"] for a in ("--target", t)]
+    if req.get("dice"):
+        args += ["--dice", ",".join(map(str, req["dice"]))]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    lib = service.charge(scen, req["charger"], req["targets"], dice=req.get("dice"))
+    assert json.loads(p.stdout) == lib
+    assert [str(x) for x in referee.check(scen, lib)] == []
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code == 200 and web.json() == lib
