@@ -59,12 +59,30 @@ def _readable_loc(raw: Any, loc: tuple[Any, ...]) -> str:
     return out or "scenario"
 
 
+def _is_branch(part: Any) -> bool:
+    """A location step that names one form of a union (pydantic's type label, such as
+    ``tuple[float, float]``), not a field the user wrote."""
+    return isinstance(part, str) and "[" in part and not part.startswith("tagged-union[")
+
+
 def _problems_from_validation(raw: Any, err: ValidationError) -> list[Problem]:
     probs = []
     seen = set()
+    unions: set[str] = set()
     for e in err.errors():
-        field = _readable_loc(raw, tuple(e["loc"]))
+        loc = tuple(e["loc"])
+        # a field that may take several forms (``at``: [x, y] or [x, y, z]) reports one
+        # error per form, each under the form's type name: one line on the field instead
+        branch = next((i for i, part in enumerate(loc) if _is_branch(part)), None)
+        field = _readable_loc(raw, loc if branch is None else loc[:branch])
         msg = e["msg"]
+        if branch is not None:
+            if field in unions:
+                continue
+            unions.add(field)
+            rest = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[branch + 1:]
+                           if not _is_branch(p))
+            msg = f"{msg} ({field.rsplit('.', 1)[-1]}{rest})" if rest else msg
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
         if e["type"] == "extra_forbidden":

@@ -77,11 +77,55 @@ def _point_along(pieces: list, s: float) -> np.ndarray | None:
             if p.kind == "line":
                 a, b = np.asarray(p.a), np.asarray(p.b)
                 return a + (b - a) * (s / p.length if p.length > 0 else 0.0)
+            if p.kind == "curve":
+                return _point_along_curve(p, s)
             c = np.asarray(p.center)
             t = math.atan2(p.a[1] - c[1], p.a[0] - c[0]) + (s / p.radius if p.ccw else -s / p.radius)
             return c + p.radius * np.array([math.cos(t), math.sin(t)])
         s -= p.length
     return None
+
+
+def _point_along_curve(p: Any, s: float) -> np.ndarray:
+    """The point at boundary length ``s`` from the start of a curve piece (a piece that
+    runs along a smooth body, e.g. round an oval grown by a gap). The length from the
+    start to the normal at turn δ grows with δ, by quadrature of the curvature radius
+    plus a jump for each flat side passed: bisection on δ (to 1e-13 rad, far inside the
+    contract tolerance) finds the normal where it reaches ``s``; a remainder left there
+    lies along the flat side at that normal, walked in a straight line."""
+    f = p.normals[0]
+    sign = 1.0 if p.ccw else -1.0
+    span = (p.normals[1] - f) * sign % (2 * math.pi)
+    body = p.body
+
+    def length(d: float) -> float:
+        return float(body.length(f, d) if p.ccw else body.length(f - d, d))
+
+    if s <= 0.0:
+        return np.asarray(p.a, dtype=float)
+    lo, hi = 0.0, span
+    while hi - lo > 1e-13:
+        budget.check()
+        mid = (lo + hi) / 2
+        if length(mid) < s:
+            lo = mid
+        else:
+            hi = mid
+    if hi <= 1e-9:
+        # still at the start normal: a flat side there belongs to the piece before
+        return np.asarray(p.a, dtype=float)
+    phi = f + sign * hi
+    # the length jumps by a flat side's length just past its normal (within 1e-9 of it)
+    flat = [d for d in (((n - f) * sign) % (2 * math.pi) for n, _ in body.flats()) if abs(d - hi) <= 1e-8]
+    if not flat:
+        return np.asarray(body.point(phi), dtype=float)
+    snapped = f + sign * flat[0]
+    a = np.asarray(body.point(snapped, -1 if p.ccw else 1), dtype=float)
+    # the length up to the flat side's first end, the rest along it
+    rest = s - length(flat[0])
+    b = np.asarray(body.point(snapped, 1 if p.ccw else -1), dtype=float)
+    L = float(np.hypot(*(b - a)))
+    return a + (b - a) * min(1.0, max(0.0, rest) / L) if L > 0 else a
 
 
 def ray_locus_crossings(mover: Footprint, target: Footprint, d: float, p: np.ndarray, w: np.ndarray) -> np.ndarray:

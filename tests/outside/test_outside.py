@@ -1,0 +1,350 @@
+"""The outside referee against chargeref: generated scenarios in the public format,
+ruled in-process (the library), through the command line and through the web API, and
+checked by ``referee.py``, which shares no code with the product.
+
+* 40k: every ruling passes the referee; the board turned by an arbitrary angle about
+  its centre and mirrored gives the same success, least roll and least distance.
+* T9A and Warmaster: every ruling passes the referee's lighter checks.
+* The command line and the web API give the very ruling the library gives.
+* The referee itself is held at its thresholds on hand-made rulings.
+
+The seeds are fixed (the generator is deterministic); more are hunted with
+``hunt/run.py`` on the branch that made this file (see the report).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import outside_gen as gen
+import pytest
+import referee
+from fastapi.testclient import TestClient
+
+from chargeref import service
+from chargeref.web.app import create_app
+
+SEEDS_40K = [0, 4, 9, 10, 16, 17, 19, 20, 23, 27, 29, 30, 41, 43, 45, 47, 48, 52, 54]
+SEEDS_T9A = list(range(12))
+SEEDS_WM = list(range(12))
+CLI_SEEDS = [0, 47, 10, 45]
+TIME_LIMIT = 120.0
+
+
+def _rule(scen: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
+    return service.charge(scen, req["charger"], req["targets"], dice=req.get("dice"), time_limit=TIME_LIMIT)
+
+
+def _same_verdict(a: dict[str, Any], b: dict[str, Any], what: str) -> None:
+    assert a["success"] == b["success"], what
+    assert a["needed"]["roll"] == b["needed"]["roll"], what
+    da, db = a["needed"]["distance"], b["needed"]["distance"]
+    assert (da is None) == (db is None), what
+    if da is not None:
+        assert abs(da - db) <= 1e-6, (what, da, db)
+
+
+@pytest.mark.parametrize("seed", SEEDS_40K)
+def test_40k_rulings_pass_the_outside_referee(seed: int) -> None:
+    scen, req = gen.scenario_40k(seed)
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        if not gen.fits_board(other):
+            continue
+        r2 = _rule(other, req)
+        _same_verdict(r, r2, f"seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
+
+
+@pytest.mark.parametrize("make,seed", [(gen.duel_40k, s) for s in range(12)] +
+                         [(gen.duel_edge_40k, s) for s in range(8)] +
+                         [(gen.wall_wtc_40k, s) for s in range(6)])
+def test_40k_duels_edges_and_walls(make: Any, seed: int) -> None:
+    """One model against one (any bases, open field or against a board edge: the least
+    move is the closed form) and WTC infantry against a target behind a ruin wall."""
+    scen, req = make(seed)
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        if not gen.fits_board(other):
+            continue
+        r2 = _rule(other, req)
+        _same_verdict(r, r2, f"seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
+
+
+@pytest.mark.parametrize("system,seed", [("t9a", s) for s in SEEDS_T9A] + [("t9a-around", s) for s in (4, 6, 14, 22)]
+                         + [("warmaster", s) for s in SEEDS_WM])
+def test_t9a_and_warmaster_rulings_pass_the_outside_referee(system: str, seed: int) -> None:
+    """(t9a-around: chargers on any side, so flank and rear charges, incomplete rear
+    ranks and contact across their gaps.)"""
+    if system == "warmaster":
+        scen, req = gen.scenario_warmaster(seed)
+    else:
+        scen, req = gen.scenario_t9a(seed, around=system == "t9a-around")
+    r = _rule(scen, req)
+    assert [str(f) for f in referee.check(scen, r)] == []
+    rng = random.Random(seed)
+    for name, other in (("turned", gen.turned(scen, rng.uniform(0, 360))), ("mirrored", gen.mirrored(scen))):
+        r2 = _rule(other, req)
+        assert (r2["success"], r2["procedure"]) == (r["success"], r["procedure"]), name
+        _same_verdict(r, r2, f"{system} seed {seed} {name}")
+        assert [str(f) for f in referee.check(other, r2)] == [], name
+    if system == "t9a-around" and r["success"]:
+        # the referee sees a charger left one degree off the charged facing
+        bad = copy.deepcopy(r)
+        f = next(u for u in bad["after"]["units"] if u["id"] == "A")["formation"]
+        f["facing"] = (f["facing"] + 1.0) % 360
+        assert "not_aligned" in {x.code for x in referee.check(scen, bad)}
+
+
+# ----------------------------------------------------------------------- CLI and web
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "chargeref.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("seed", CLI_SEEDS)
+def test_cli_and_web_give_the_library_ruling(seed: int, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(seed)
+    f = tmp_path / "scenario.json"
+    f.write_text(json.dumps(scen))
+    before = f.read_bytes()
+    args = ["charge", str(f), "--charger", req["charger"], "--dice", ",".join(map(str, req["dice"])), "--json"]
+    for t in req["targets"]:
+        args += ["--target", t]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    cli = json.loads(p.stdout)
+    assert f.read_bytes() == before
+    lib = service.charge(scen, req["charger"], req["targets"], dice=req["dice"])
+    assert cli == lib
+    assert [str(x) for x in referee.check(scen, cli)] == []
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code == 200, web.text
+    assert web.json() == lib
+    ok = TestClient(create_app()).post("/api/check", json=scen)
+    assert ok.status_code == 200 and ok.json() == {"ok": True, "problems": []}
+
+
+@pytest.mark.parametrize("change,field", [
+    (lambda s: s["units"][0]["models"][0].__setitem__("at", [1, "x"]), "units[A].models[A1].at"),
+    (lambda s: s["units"][0]["models"][0].__setitem__("base", {"round": -3}), "units[A].models[A1].base.round"),
+    (lambda s: s["units"][1]["models"][0].__setitem__("at", list(s["units"][0]["models"][0]["at"])), "units["),
+    (lambda s: s["board"].__setitem__("width", "wide"), "board.width"),
+])
+def test_cli_refuses_a_broken_field_in_one_line(change: Any, field: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(0)
+    change(scen)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(scen))
+    before = f.read_bytes()
+    p = _cli("charge", str(f), "--charger", "A", "--target", req["targets"][0], "--dice", "3,4", "--json")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert lines and all(x.startswith("chargeref: ") for x in lines), p.stderr
+    assert lines[0].startswith(f"chargeref: {field}"), p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert f.read_bytes() == before
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code in (400, 422), web.text
+    assert web.json()["error"].startswith(field), web.text
+
+
+@pytest.mark.parametrize("opt,value", [("--dice", "3,9"), ("--roll", "13"), ("--target", "ZZ")])
+def test_cli_refuses_a_broken_option_in_one_line(opt: str, value: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(0)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scen))
+    args = ["charge", str(f), "--charger", "A", "--json", opt, value]
+    if opt != "--target":
+        args += ["--target", req["targets"][0]]
+    p = _cli(*args)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and p.stderr.startswith(f"chargeref: {opt}: "), p.stderr
+
+
+def test_web_refuses_big_and_broken_bodies() -> None:
+    c = TestClient(create_app())
+    assert c.post("/api/charge", content=b"{" + b" " * 1_100_000 + b"}",
+                  headers={"content-type": "application/json"}).status_code == 413
+    r = c.post("/api/charge", content=b"nonsense", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].startswith("body: ")
+    scen, req = gen.scenario_40k(0)
+    r = c.post("/api/charge", json={"scenario": scen, **req, "dice": [3, 9]})
+    assert r.status_code in (400, 422) and r.json()["error"].startswith("dice: ")
+
+
+# ----------------------------------------------------------------------- the referee at its edges
+
+
+def _duel(ed: int, gap_to_target: float, bystander_gap: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A 32 mm charger that has moved to ``gap_to_target`` from a 32 mm target (and a
+    bystander at ``bystander_gap``); the ruling written by hand."""
+    r32 = 16 / 25.4
+    tx = 30.0
+    ax = tx - 2 * r32 - gap_to_target
+    units = [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": [20.0, 20.0],
+                                                                               "base": {"round": 32}}]},
+             {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": [tx, 20.0],
+                                                                               "base": {"round": 32}}]}]
+    if bystander_gap is not None:
+        units.append({"id": "C", "player": 2, "keywords": ["INFANTRY"],
+                      "models": [{"id": "C1", "at": [ax, 20.0 + 2 * r32 + bystander_gap], "base": {"round": 32}}]})
+    scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": units}
+    after = copy.deepcopy(scen)
+    after["units"][0]["models"][0]["at"] = [ax, 20.0]
+    need = (tx - 20.0 - 2 * r32) - (2.0 if ed == 11 else 1.0)
+    ruling = {"charger": "A", "targets": ["B"], "eligible": True, "success": True,
+              "needed": {"distance": need, "roll": max(2, -int(-need // 1))}, "roll": {"total": 12},
+              "moves": [{"id": "A1", "from": [20.0, 20.0, 0.0], "to": [ax, 20.0, 0.0], "distance": ax - 20.0}],
+              "after": after}
+    return scen, ruling
+
+
+def _codes(scen: dict[str, Any], ruling: dict[str, Any]) -> set[str]:
+    return {f.code for f in referee.check(scen, ruling)}
+
+
+@pytest.mark.parametrize("ed", [10, 11])
+def test_referee_engagement_edges(ed: int) -> None:
+    er = 2.0 if ed == 11 else 1.0
+    assert "target_not_engaged" not in _codes(*_duel(ed, er, None))
+    assert "target_not_engaged" not in _codes(*_duel(ed, er + 1e-7, None))
+    assert "target_not_engaged" in _codes(*_duel(ed, er + 0.001, None))
+    # a bystander exactly at engagement range is within it; 0.001" more is clear
+    assert "non_target_engaged" in _codes(*_duel(ed, 0.0, er))
+    assert "non_target_engaged" not in _codes(*_duel(ed, 0.0, er + 0.001))
+
+
+def test_referee_catches_an_overlap_a_long_move_and_a_wrong_least_roll() -> None:
+    scen, r = _duel(10, 0.0, None)
+    assert _codes(scen, r) == set()
+    bad = copy.deepcopy(r)
+    bad["after"]["units"][0]["models"][0]["at"][0] += 0.001
+    bad["moves"][0]["to"][0] += 0.001
+    bad["moves"][0]["distance"] += 0.001
+    assert "overlap" in _codes(scen, bad)
+    short = copy.deepcopy(r)
+    short["roll"]["total"] = 8  # the move is 8.740"
+    assert "over_roll" in _codes(scen, short)
+    low = copy.deepcopy(r)
+    low["needed"]["roll"] -= 1
+    assert {"needed_below_bound", "closed_form_roll"} <= _codes(scen, low)
+    high = copy.deepcopy(r)
+    high["needed"]["roll"] += 1
+    assert "closed_form_roll" in _codes(scen, high)
+
+
+def test_referee_ellipse_distance_against_its_closed_form_edges() -> None:
+    """An oval 60x35 mm facing +x: the gap to a disc on its long axis is centre distance
+    minus 30 mm minus the radius; on its short axis minus 17.5 mm."""
+    mm = 1 / 25.4
+    oval = referee.Shape("ellipse", 0.0, 0.0, 30 * mm, 17.5 * mm, 0.0)
+    disc = referee.Shape("disc", 3.0, 0.0, 16 * mm)
+    assert abs(referee.separation(oval, disc) - (3.0 - 46 * mm)) < 1e-9
+    disc = referee.Shape("disc", 0.0, 3.0, 16 * mm)
+    assert abs(referee.separation(oval, disc) - (3.0 - 33.5 * mm)) < 1e-9
+    # two ovals side by side (axes parallel): the short-axis gap
+    o2 = referee.Shape("ellipse", 0.0, 2.0, 30 * mm, 17.5 * mm, 0.0)
+    assert abs(referee.separation(oval, o2) - (2.0 - 35 * mm)) < 1e-9
+    # overlapping by 0.01": negative
+    o3 = referee.Shape("ellipse", 60 * mm - 0.01, 0.0, 30 * mm, 17.5 * mm, 0.0)
+    assert abs(referee.separation(oval, o3) + 0.01) < 1e-9
+
+
+# ----------------------------------------------------------------------- the product at its edges
+
+
+def _pair(ed: int, gap: float, heading: float = 0.3) -> dict[str, Any]:
+    """Two 32 mm models whose bases are ``gap`` apart, along ``heading`` (radians)."""
+    r = 16 / 25.4
+    d = gap + 2 * r
+    import math
+
+    a = [30.0 - math.cos(heading) * d / 2, 22.0 - math.sin(heading) * d / 2]
+    b = [30.0 + math.cos(heading) * d / 2, 22.0 + math.sin(heading) * d / 2]
+    return {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": a,
+                                                                                    "base": {"round": 32}}]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": b,
+                                                                                    "base": {"round": 32}}]}]}
+
+
+@pytest.mark.parametrize("ed", [9, 10, 11])
+def test_least_roll_at_its_edge(ed: int) -> None:
+    """A move of exactly 7.000" needs 7 (edition 11: a gap of exactly 7.000" needs 7,
+    the move 5"); 0.001" more needs 8."""
+    er = 2.0 if ed == 11 else 1.0
+    move = 7.0 - er if ed == 11 else 7.0
+    for extra, want, ok in ((0.0, 7, True), (0.001, 8, False)):
+        scen = _pair(ed, move + er + extra)
+        r = service.charge(scen, "A", ["B"], dice=[3, 4])
+        assert r["needed"]["roll"] == want and r["success"] is ok, (extra, r["needed"], r["success"])
+        assert abs(r["needed"]["distance"] - (move + extra)) <= 1e-6
+        assert [str(f) for f in referee.check(scen, r)] == []
+
+
+@pytest.mark.parametrize("ed", [9, 10, 11])
+def test_twelve_inch_declaration_edge(ed: int) -> None:
+    assert service.charge(_pair(ed, 12.0), "A", ["B"], dice=[6, 6])["eligible"] is True
+    r = service.charge(_pair(ed, 12.001), "A", ["B"], dice=[6, 6])
+    assert r["eligible"] is False and "target_out_of_range" in [x["code"] for x in r["reasons"]]
+    assert r["moves"] == []
+
+
+@pytest.mark.parametrize("seed,modifier,reroll", [(47, 0, "none"), (10, 1, "failed"), (45, -1, "none")])
+def test_odds_agree_everywhere_and_with_the_dice(seed: int, modifier: int, reroll: str, tmp_path: Path) -> None:
+    scen, req = gen.scenario_40k(seed)
+    lib = service.odds(scen, "A", req["targets"], reroll=reroll, modifier=modifier)
+    num, den = referee.charge_odds(lib["needed"]["roll"], modifier, reroll)
+    assert lib["probability_fraction"] == f"{num}/{den}"
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scen))
+    args = ["odds", str(f), "--charger", "A", "--modifier", str(modifier), "--reroll", reroll, "--json"]
+    for t in req["targets"]:
+        args += ["--target", t]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == lib
+    web = TestClient(create_app()).post("/api/odds", json={"scenario": scen, "charger": "A", "targets": req["targets"],
+                                                           "modifier": modifier, "reroll": reroll})
+    assert web.status_code == 200 and web.json() == lib
+
+
+@pytest.mark.parametrize("seed", [0, 9])
+def test_edition_11_choices_after_the_roll(seed: int) -> None:
+    scen, req = gen.scenario_40k(seed)
+    assert scen["rules"]["edition"] == 11
+    for dice in ([1, 1], [3, 4], [6, 6]):
+        r = service.charge(scen, "A", [], dice=dice)
+        assert r["procedure"] == "choices" and r["moves"] == []
+        assert [str(f) for f in referee.check_40k_choices(scen, r)] == []
+
+
+@pytest.mark.parametrize("system,seed", [("t9a", 2), ("warmaster", 1)])
+def test_cli_and_web_give_the_library_ruling_t9a_and_warmaster(system: str, seed: int, tmp_path: Path) -> None:
+    scen, req = (gen.scenario_t9a if system == "t9a" else gen.scenario_warmaster)(seed)
+    f = tmp_path / "scenario.json"
+    f.write_text(json.dumps(scen))
+    args = ["charge", str(f), "--charger", req["charger"], "--json"] + [a for t in req["targets"] for a in ("--target", t)]
+    if req.get("dice"):
+        args += ["--dice", ",".join(map(str, req["dice"]))]
+    p = _cli(*args)
+    assert p.returncode == 0, p.stderr
+    lib = service.charge(scen, req["charger"], req["targets"], dice=req.get("dice"))
+    assert json.loads(p.stdout) == lib
+    assert [str(x) for x in referee.check(scen, lib)] == []
+    web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
+    assert web.status_code == 200 and web.json() == lib
