@@ -138,3 +138,55 @@ def test_moved_poses_and_gaps(captured: list, i: int, dx: float, dy: float, turn
         obst = [detour.Obstacle(o.uid, o.cls, o.shape, gap, o.strict) for o in s.obst]
         s = Search(s.world, s.ch, s.fr, obst, s.clear)
     _agree(s._margins(Fs2, fs2, Ms2, hw), _margins_plain(s, Fs2, fs2, Ms2, hw))
+
+
+def _at3_plain(g: detour._Geo, c: detour.Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
+    """``_Geo.at3`` as first written (the frames read from numpy on each call, a dict
+    of lists filled value by value)."""
+    import math
+
+    fr, w = g.fr, g.w
+    mx, my = float(fr.mid[0]) - float(g.F0[0]), float(fr.mid[1]) - float(g.F0[1])
+    tx, ty, nx, ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
+    fx, fy, lx, ly = float(g.f0[0]), float(g.f0[1]), float(g.l0[0]), float(g.l0[1])
+    a = math.radians(-d)
+    ca, sa = math.cos(a), math.sin(a)
+    th = math.radians(c.th0 - (d - c.d0))
+    h = c.h * w / 2
+    st, ct = math.sin(th), math.cos(th)
+    tt = math.tan(th / 2)
+    sg = (th > 0) - (th < 0)
+    out: dict[str, list[float]] = {k: [] for k in ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")}
+    for S_ in S:
+        xp = c.alpha * S_ + c.beta
+        vx = S_ - xp
+        px, py = xp + ca * vx, sa * vx
+        X, Y = mx + px * tx + py * nx, my + px * ty + py * ny
+        Px, Py = X * fx + Y * fy, X * lx + Y * ly
+        dpx, dpy = sa * vx, -ca * vx
+        dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
+        dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
+        for k, val in (("Px", Px), ("Py", Py), ("th", th), ("dist", Px + (Py - 2 * h) * tt + w * abs(th)),
+                       ("n1", Px * st - Py * ct - h * (1 - ct)), ("n2", Py - h * (1 - ct)), ("rho", abs(vx)),
+                       ("st", st), ("ddist", dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg)):
+            out[k].append(val)
+    return out
+
+
+@SETTINGS
+@given(i=st.integers(0, 10_000), u=st.floats(0, 1), v=st.floats(0, 1), x=st.floats(0, 1))
+@example(i=0, u=0.0, v=1.0, x=0.0)
+@example(i=1, u=1.0, v=0.0, x=1.0)
+def test_at3_is_the_plain_expression(captured: list, i: int, u: float, v: float, x: float) -> None:
+    """The box bounds' plain-float closed forms: the same floats as first written, and
+    within rounding of the numpy ``at``; at the cell's ends and inside."""
+    s = captured[i % len(captured)][0]
+    cs = detour.cells(s.ch, s.fr)
+    c = cs[i % len(cs)]
+    S = (c.pa + u * (c.pb - c.pa), c.pa + v * (c.pb - c.pa), (c.pa + c.pb) / 2)
+    d = c.dlo + x * (c.dhi - c.dlo)
+    fast = s.g.at3(c, S, d)
+    assert fast == _at3_plain(s.g, c, S, d)
+    ref = s.g.at(c, np.array(S), np.full(3, d))
+    for k, vals in fast.items():
+        assert np.allclose(vals, ref[k], rtol=0, atol=1e-9), k

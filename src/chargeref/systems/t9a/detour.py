@@ -137,6 +137,9 @@ def cells(ch: Block, fr: Facing) -> list[Cell]:
     return out
 
 
+_AT3_KEYS = ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")
+
+
 class _Geo:
     """Closed forms of one charger against one facing (vectorised over offsets and
     angles): the pre-align front middle ``P`` in the charger's starting frame, the
@@ -149,14 +152,16 @@ class _Geo:
         self.F0 = np.asarray(ch.F, float)
         self.f0 = np.asarray(ch.f, float)
         self.l0 = np.asarray(ch.l, float)
+        # the frames as plain floats, for ``at3``
+        self.k3 = (float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1]),
+                   float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1]),
+                   float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1]))
 
     def at3(self, c: Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
         """``at`` for a few offsets at one align angle, in plain floats (the box
         bounds call it for every box; numpy is slower for three points)."""
-        fr, w = self.fr, self.w
-        mx, my = float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1])
-        tx, ty, nx, ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
-        fx, fy, lx, ly = float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1])
+        w = self.w
+        mx, my, tx, ty, nx, ny, fx, fy, lx, ly = self.k3
         a = math.radians(-d)
         ca, sa = math.cos(a), math.sin(a)
         th = math.radians(c.th0 - (d - c.d0))
@@ -164,7 +169,7 @@ class _Geo:
         st, ct = math.sin(th), math.cos(th)
         tt = math.tan(th / 2)
         sg = (th > 0) - (th < 0)
-        out: dict[str, list[float]] = {k: [] for k in ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")}
+        rows = []
         for S_ in S:
             xp = c.alpha * S_ + c.beta
             vx = S_ - xp
@@ -174,11 +179,9 @@ class _Geo:
             dpx, dpy = sa * vx, -ca * vx
             dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
             dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
-            for k, val in (("Px", Px), ("Py", Py), ("th", th), ("dist", Px + (Py - 2 * h) * tt + w * abs(th)),
-                           ("n1", Px * st - Py * ct - h * (1 - ct)), ("n2", Py - h * (1 - ct)), ("rho", abs(vx)),
-                           ("st", st), ("ddist", dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg)):
-                out[k].append(val)
-        return out
+            rows.append((Px, Py, th, Px + (Py - 2 * h) * tt + w * abs(th), Px * st - Py * ct - h * (1 - ct),
+                         Py - h * (1 - ct), abs(vx), st, dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg))
+        return dict(zip(_AT3_KEYS, (list(col) for col in zip(*rows, strict=True)), strict=True))
 
     def at(self, c: Cell, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
         fr, w = self.fr, self.w
