@@ -310,6 +310,14 @@ def _spun(v: np.ndarray, angles: np.ndarray) -> np.ndarray:
     return np.stack([ca * v[0] - sa * v[1], sa * v[0] + ca * v[1]], axis=1)
 
 
+def _plus_spun(F: np.ndarray, v: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """``F + _spun(v, angles)``; when ``v`` is zero (nothing of the middle approach
+    was taken: the usual case) that is ``F`` itself, so the turn is skipped."""
+    if v[0] == 0 and v[1] == 0:
+        return F
+    return F + _spun(v, angles)
+
+
 def _line(F: np.ndarray, d: np.ndarray, length: float, M: float, hw: float,
           heading: np.ndarray | None = None) -> Stage:
     """The stage of poses from ``F`` along ``d`` for ``length`` (at the fractions
@@ -507,10 +515,10 @@ class Search:
         sig = b["take1"] * f0 + b["take2"] * e3
         if not self.path:
             Fe, fe = _turned(X, rel4, psi, np.zeros(1))
-            out.append((Fe + _spun(sig, np.array([-a4])), fe, b["hs"] + sl, hw))
+            out.append((_plus_spun(Fe, sig, np.array([-a4])), fe, b["hs"] + sl, hw))
             return out
         Fa, fa = _turned(X, rel4, psi, a4 * (1 - TAU))
-        out.append((Fa + _spun(sig, -a4 * TAU), fa, b["hs"] + g.R * b["hd"] + sl, hw))
+        out.append((_plus_spun(Fa, sig, -a4 * TAU), fa, b["hs"] + g.R * b["hd"] + sl, hw))
         # the end of the align every approach of the box makes: the turn from the
         # smallest align angle of the box (in size; zero when the box holds zero) to
         # none. Every approach's align passes through each of those angles (its turn
@@ -526,7 +534,7 @@ class Search:
             # (another approach's part left out is turned by its own align angle:
             # at most hd more)
             mr = abs(c.alpha) * b["hs"] * abs(a_ref) + sl + float(np.hypot(*sig)) * b["hd"]
-            out.append((Fr + _spun(sig, ang - a4), fr_, mr, slid[1]))
+            out.append((_plus_spun(Fr, sig, ang - a4), fr_, mr, slid[1]))
         # the straight move from the start, as long as the forward moves of any
         # reachable approach of the box add up to at least: a wheel of theta keeps
         # every point of the first three steps within (R + d2) |theta| of it, and d2
@@ -706,7 +714,7 @@ class Search:
             group = [st for st in stages if st[3] == hw]
             Fs = np.concatenate([st[0] for st in group])
             fs = np.concatenate([st[1] for st in group])
-            Ms = np.concatenate([np.full(len(st[0]), st[2]) for st in group])
+            Ms = np.repeat(np.array([st[2] for st in group], float), [len(st[0]) for st in group])
             if float(np.min(self._margins(Fs, fs, Ms, hw, stop=True))) < 0:
                 return True
         return False
