@@ -80,6 +80,11 @@ ROUND_SLACK = 1e-11
 EDGE_TOL = 1e-6
 #: rounds of sliding the best approach along its whole cell when the boxes run out
 SLIDE_ROUNDS = 4
+#: a point outside a polygon whose distance beyond an edge's line (a lower bound of
+#: its distance) clears the obstacle's gap by at least this (inch) has its exact
+#: distance skipped in ``Search._margins`` (far above rounding, so the sign of every
+#: margin stays as the exact distance gives it)
+SKIP_MARGIN = 1e-9
 #: the instants (fractions of each step) and the splits of each edge at which witness
 #: points are taken (they only speed the search up; see the module docstring)
 TAU = np.linspace(0.0, 1.0, 9)
@@ -132,6 +137,9 @@ def cells(ch: Block, fr: Facing) -> list[Cell]:
     return out
 
 
+_AT3_KEYS = ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")
+
+
 class _Geo:
     """Closed forms of one charger against one facing (vectorised over offsets and
     angles): the pre-align front middle ``P`` in the charger's starting frame, the
@@ -144,14 +152,16 @@ class _Geo:
         self.F0 = np.asarray(ch.F, float)
         self.f0 = np.asarray(ch.f, float)
         self.l0 = np.asarray(ch.l, float)
+        # the frames as plain floats, for ``at3``
+        self.k3 = (float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1]),
+                   float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1]),
+                   float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1]))
 
     def at3(self, c: Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
         """``at`` for a few offsets at one align angle, in plain floats (the box
         bounds call it for every box; numpy is slower for three points)."""
-        fr, w = self.fr, self.w
-        mx, my = float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1])
-        tx, ty, nx, ny = float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1])
-        fx, fy, lx, ly = float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1])
+        w = self.w
+        mx, my, tx, ty, nx, ny, fx, fy, lx, ly = self.k3
         a = math.radians(-d)
         ca, sa = math.cos(a), math.sin(a)
         th = math.radians(c.th0 - (d - c.d0))
@@ -159,7 +169,7 @@ class _Geo:
         st, ct = math.sin(th), math.cos(th)
         tt = math.tan(th / 2)
         sg = (th > 0) - (th < 0)
-        out: dict[str, list[float]] = {k: [] for k in ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")}
+        rows = []
         for S_ in S:
             xp = c.alpha * S_ + c.beta
             vx = S_ - xp
@@ -169,11 +179,9 @@ class _Geo:
             dpx, dpy = sa * vx, -ca * vx
             dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
             dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
-            for k, val in (("Px", Px), ("Py", Py), ("th", th), ("dist", Px + (Py - 2 * h) * tt + w * abs(th)),
-                           ("n1", Px * st - Py * ct - h * (1 - ct)), ("n2", Py - h * (1 - ct)), ("rho", abs(vx)),
-                           ("st", st), ("ddist", dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg)):
-                out[k].append(val)
-        return out
+            rows.append((Px, Py, th, Px + (Py - 2 * h) * tt + w * abs(th), Px * st - Py * ct - h * (1 - ct),
+                         Py - h * (1 - ct), abs(vx), st, dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg))
+        return dict(zip(_AT3_KEYS, (list(col) for col in zip(*rows, strict=True)), strict=True))
 
     def at(self, c: Cell, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
         fr, w = self.fr, self.w
@@ -236,6 +244,31 @@ def _sd_poly(P: np.ndarray, V: np.ndarray, inside_only: bool = False) -> np.ndar
     return np.where(inside <= 0, inside, out)
 
 
+class _PolyConst:
+    """The per-obstacle constants of ``_sd_poly`` for one convex CCW polygon (its
+    vertices, edges, their lengths, outward unit normals and the normals' offsets),
+    worked out once per search: the same expressions as ``_sd_poly``, so the same
+    floats."""
+
+    __slots__ = ("V", "E", "L", "N", "NA", "L2")
+
+    def __init__(self, V: np.ndarray) -> None:
+        self.V = V
+        self.E = np.concatenate([V[1:], V[:1]]) - V
+        self.L = np.hypot(self.E[:, 0], self.E[:, 1])
+        self.N = np.stack([self.E[:, 1], -self.E[:, 0]], axis=1) / np.where(self.L > 0, self.L, 1.0)[:, None]
+        self.NA = np.einsum("ek,ek->e", V, self.N)
+        self.L2 = np.where(self.L > 0, self.L * self.L, 1.0)
+
+    def outside(self, P: np.ndarray) -> np.ndarray:
+        """The distance of each point (all outside) to the polygon's boundary, by the
+        same expression as ``_sd_poly``."""
+        rel = P[:, None, :] - self.V[None, :, :]
+        t = np.clip(np.einsum("pek,ek->pe", rel, self.E) / self.L2[None, :], 0.0, 1.0)
+        cl = rel - t[:, :, None] * self.E[None, :, :]
+        return np.min(np.hypot(cl[:, :, 0], cl[:, :, 1]), axis=1)
+
+
 def _sd_cap(P: np.ndarray, a: np.ndarray, b: np.ndarray, r: float) -> np.ndarray:
     e = b - a
     ll = float(e @ e)
@@ -277,6 +310,14 @@ def _spun(v: np.ndarray, angles: np.ndarray) -> np.ndarray:
     return np.stack([ca * v[0] - sa * v[1], sa * v[0] + ca * v[1]], axis=1)
 
 
+def _plus_spun(F: np.ndarray, v: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """``F + _spun(v, angles)``; when ``v`` is zero (nothing of the middle approach
+    was taken: the usual case) that is ``F`` itself, so the turn is skipped."""
+    if v[0] == 0 and v[1] == 0:
+        return F
+    return F + _spun(v, angles)
+
+
 def _line(F: np.ndarray, d: np.ndarray, length: float, M: float, hw: float,
           heading: np.ndarray | None = None) -> Stage:
     """The stage of poses from ``F`` along ``d`` for ``length`` (at the fractions
@@ -284,6 +325,16 @@ def _line(F: np.ndarray, d: np.ndarray, length: float, M: float, hw: float,
     Fs = F[None, :] + (TAU * length)[:, None] * d[None, :]
     h = d if heading is None else heading
     return Fs, np.repeat(h[None, :], len(TAU), axis=0), M, hw
+
+
+def _group_reduce(op: np.ufunc, A: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``op`` over each group of rows of ``A`` (group ``j`` from ``starts[j]`` to the
+    next start), one row per group: by a reshape when the groups are of one size."""
+    k = len(starts)
+    size = len(A) // k
+    if size * k == len(A) and bool(np.all(starts == np.arange(k) * size)):
+        return op.reduce(A.reshape(k, size, -1), axis=1)
+    return op.reduceat(A, starts, axis=0)
 
 
 class Search:
@@ -299,6 +350,12 @@ class Search:
         self.osamp = [_shape_samples(o) for o in obstacles]
         self.thr = np.array([o.min_gap + (TOL if o.strict else -TOL) for o in obstacles])
         self.ocirc = [o.shape.bbox_circle() for o in obstacles]
+        self.opoly = [_PolyConst(o.shape.V) if o.shape.kind == "poly" and o.shape.V is not None else None
+                      for o in obstacles]
+        self.oc = np.array([c for c, _ in self.ocirc], float).reshape(-1, 2)
+        self.orad = np.array([r for _, r in self.ocirc], float)
+        self.bodies: dict[float, np.ndarray] = {}
+        self.stacks: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
         self.path = not ch.flying
         self.checks = 0
 
@@ -458,10 +515,10 @@ class Search:
         sig = b["take1"] * f0 + b["take2"] * e3
         if not self.path:
             Fe, fe = _turned(X, rel4, psi, np.zeros(1))
-            out.append((Fe + _spun(sig, np.array([-a4])), fe, b["hs"] + sl, hw))
+            out.append((_plus_spun(Fe, sig, np.array([-a4])), fe, b["hs"] + sl, hw))
             return out
         Fa, fa = _turned(X, rel4, psi, a4 * (1 - TAU))
-        out.append((Fa + _spun(sig, -a4 * TAU), fa, b["hs"] + g.R * b["hd"] + sl, hw))
+        out.append((_plus_spun(Fa, sig, -a4 * TAU), fa, b["hs"] + g.R * b["hd"] + sl, hw))
         # the end of the align every approach of the box makes: the turn from the
         # smallest align angle of the box (in size; zero when the box holds zero) to
         # none. Every approach's align passes through each of those angles (its turn
@@ -477,7 +534,7 @@ class Search:
             # (another approach's part left out is turned by its own align angle:
             # at most hd more)
             mr = abs(c.alpha) * b["hs"] * abs(a_ref) + sl + float(np.hypot(*sig)) * b["hd"]
-            out.append((Fr + _spun(sig, ang - a4), fr_, mr, slid[1]))
+            out.append((_plus_spun(Fr, sig, ang - a4), fr_, mr, slid[1]))
         # the straight move from the start, as long as the forward moves of any
         # reachable approach of the box add up to at least: a wheel of theta keeps
         # every point of the first three steps within (R + d2) |theta| of it, and d2
@@ -518,16 +575,30 @@ class Search:
         out.append(_line(Fw[-1], f1, d2, M[2], hw))
         return out
 
-    def _margins(self, Fs: np.ndarray, fs: np.ndarray, Ms: np.ndarray, hw: float | None = None) -> np.ndarray:
-        """For each pose (front middle, heading, how far it may move), the least over
-        its witness points of (signed distance + how far it may move - threshold): a
-        negative value proves every approach of the box blocked. ``hw``: the half-width
-        of the part of the charger taken (the whole by default)."""
+    def _margins(self, Fs: np.ndarray, fs: np.ndarray, Ms: np.ndarray, hw: float | None = None,
+                 stop: bool = False) -> np.ndarray:
+        """For each pose (front middle, heading, how far it may move), a value that is
+        negative exactly when the least over its witness points of (signed distance +
+        how far it may move - threshold) is: a negative value proves every approach
+        of the box blocked. ``hw``: the half-width of the part of the charger taken
+        (the whole by default).
+
+        The polygons are taken all at once (their constants stacked once per search:
+        ``_stack``). Every negative value is that least itself (the same closed forms
+        as ``_margins_plain`` in tests/t9a/test_detour_margins.py); where it is not
+        negative the value may be a lower bound of it that is not negative either: a
+        point outside a polygon whose distance beyond an edge's line already keeps it
+        clear of the gap by ``SKIP_MARGIN`` has its exact distance (never less)
+        skipped. With ``stop`` the values are returned as soon as one is negative (all
+        a blocked box needs)."""
         depth = self.ch.depth
         if hw is None or hw >= self.g.w / 2:
             w, B = self.g.w, self.body
         else:
-            w, B = 2 * hw, _body_samples(2 * hw, depth)
+            w = 2 * hw
+            B = self.bodies.get(w)
+            if B is None:
+                B = self.bodies[w] = _body_samples(w, depth)
         ls = np.stack([-fs[:, 1], fs[:, 0]], axis=1)
         pts = Fs[:, None, :] + B[None, :, 0:1] * fs[:, None, :] + B[None, :, 1:2] * ls[:, None, :]
         n = len(Fs)
@@ -537,31 +608,77 @@ class Search:
         edge = np.minimum(np.minimum(flat[:, 0], flat[:, 1]), np.minimum(W - flat[:, 0], D - flat[:, 1]))
         out = np.min((edge + Mp + TOL).reshape(n, -1), axis=1)
         reach = self.g.R + float(np.max(Ms))
-        for k, ob in enumerate(self.obst):
+        mmin = float(np.min(Mp))
+        if stop and float(np.min(out)) < 0:
+            return out
+        if not self.obst:
+            return out
+        dmin = np.min(np.hypot(Fs[None, :, 0] - self.oc[:, 0, None], Fs[None, :, 1] - self.oc[:, 1, None]), axis=1)
+        sel = np.nonzero(~(dmin - self.orad - reach >= self.thr))[0].tolist()
+        # (an obstacle left out has no point of any pose near enough)
+        polys = tuple(k for k in sel if self.opoly[k] is not None)
+        if polys:
+            # all the polygons at once: the greatest distance beyond an edge's line (the
+            # signed distance inside, a lower bound outside) and, for each pose, the
+            # least over an obstacle's sample points of their signed distance to the
+            # charger (the same expressions as ``_margins_plain``, one obstacle a column)
+            N, NA, starts, Q, qstarts, thr = self._stack(polys)
+            side = _group_reduce(np.maximum, N @ flat.T - NA[:, None], starts)  # (obstacle, point)
+            for j, k in enumerate(polys):
+                pc = self.opoly[k]
+                assert pc is not None
+                if thr[j] - mmin > 0:  # a point outside counts only when the obstacle keeps a gap
+                    far = np.nonzero((side[j] > 0) & (side[j] + Mp - thr[j] < SKIP_MARGIN))[0]
+                    if len(far):
+                        side[j, far] = pc.outside(flat[far])
+            out = np.minimum(out, np.min(np.min(side + Mp[None, :] - thr[:, None], axis=0).reshape(n, -1), axis=1))
+            rel = Q[:, None, :] - Fs[None, :, :]  # (sample, pose, xy)
+            ax = np.einsum("qpk,pk->qp", rel, fs) + depth / 2
+            ay = np.einsum("qpk,pk->qp", rel, ls)
+            qx = np.abs(ax) - depth / 2
+            qy = np.abs(ay) - w / 2
+            sdb = np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0)
+            sdb = _group_reduce(np.minimum, sdb, qstarts)  # (obstacle, pose)
+            out = np.minimum(out, np.min(sdb + Ms[None, :] - thr[:, None], axis=0))
+            if stop and float(np.min(out)) < 0:
+                return out
+        for k in sel:
+            if self.opoly[k] is not None:
+                continue
+            ob = self.obst[k]
             sh = ob.shape
-            oc, orad = self.ocirc[k]
-            if float(np.min(np.hypot(Fs[:, 0] - oc[0], Fs[:, 1] - oc[1]))) - orad - reach >= self.thr[k]:
-                continue  # no point of any pose comes near enough
-            if sh.kind == "poly":
-                assert sh.V is not None
-                # a point outside counts only when the obstacle keeps a gap
-                sd = _sd_poly(flat, sh.V, inside_only=self.thr[k] - float(np.min(Mp)) <= 0)
-            else:
-                assert sh.a is not None and sh.b is not None
-                sd = _sd_cap(flat, sh.a, sh.b, sh.r)
-            out = np.minimum(out, np.min((sd + Mp - self.thr[k]).reshape(n, -1), axis=1))
-            # obstacle points inside (or too near) the charger at a pose
-            Q = self.osamp[k]
-            rel = Q[None, :, :] - Fs[:, None, :]
+            assert sh.a is not None and sh.b is not None
+            thr_k = self.thr[k]
+            sd = _sd_cap(flat, sh.a, sh.b, sh.r)
+            out = np.minimum(out, np.min((sd + Mp - thr_k).reshape(n, -1), axis=1))
+            Qk = self.osamp[k]
+            rel = Qk[None, :, :] - Fs[:, None, :]
             ax = np.einsum("pqk,pk->pq", rel, fs) + depth / 2
             ay = np.einsum("pqk,pk->pq", rel, ls)
             qx = np.abs(ax) - depth / 2
             qy = np.abs(ay) - w / 2
             sdb = np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0)
-            out = np.minimum(out, np.min(sdb, axis=1) + Ms - self.thr[k])
-            if sh.kind != "poly":
-                out = np.minimum(out, self._cap_witness(ob, Fs, fs, ls) + Ms - self.thr[k])
+            out = np.minimum(out, np.min(sdb, axis=1) + Ms - thr_k)
+            out = np.minimum(out, self._cap_witness(ob, Fs, fs, ls) + Ms - thr_k)
+            if stop and float(np.min(out)) < 0:
+                return out
         return out
+
+    def _stack(self, polys: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+        """The constants of the polygons ``polys`` side by side (cached per search):
+        their edge normals and offsets with where each obstacle's edges start, their
+        sample points with where each obstacle's start, and their thresholds."""
+        got = self.stacks.get(polys)
+        if got is None:
+            pcs = [self.opoly[k] for k in polys]
+            N = np.concatenate([pc.N for pc in pcs])  # type: ignore[union-attr]
+            NA = np.concatenate([pc.NA for pc in pcs])  # type: ignore[union-attr]
+            starts = np.cumsum([0] + [len(pc.N) for pc in pcs[:-1]])  # type: ignore[union-attr]
+            Q = np.concatenate([self.osamp[k] for k in polys])
+            qstarts = np.cumsum([0] + [len(self.osamp[k]) for k in polys[:-1]])
+            thr = np.array([self.thr[k] for k in polys])
+            got = self.stacks[polys] = (N, NA, starts, Q, qstarts, thr)
+        return got
 
     def _cap_witness(self, ob: Obstacle, Fs: np.ndarray, fs: np.ndarray, ls: np.ndarray) -> np.ndarray:
         """For a round obstacle (a capsule or disc), the signed distance to the charger
@@ -597,8 +714,8 @@ class Search:
             group = [st for st in stages if st[3] == hw]
             Fs = np.concatenate([st[0] for st in group])
             fs = np.concatenate([st[1] for st in group])
-            Ms = np.concatenate([np.full(len(st[0]), st[2]) for st in group])
-            if float(np.min(self._margins(Fs, fs, Ms, hw))) < 0:
+            Ms = np.repeat(np.array([st[2] for st in group], float), [len(st[0]) for st in group])
+            if float(np.min(self._margins(Fs, fs, Ms, hw, stop=True))) < 0:
                 return True
         return False
 
