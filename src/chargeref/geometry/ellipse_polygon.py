@@ -42,8 +42,11 @@ Nothing here knows about any game's rules.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+
+from .ellipse_point import _eberly_root
 
 #: rows per chunk (each holds rows x vertices x 4 candidates x vertices floats)
 CHUNK = 2048
@@ -170,3 +173,109 @@ def _chunk(a: float, b: float, ct: float, st: float, V: np.ndarray, N: np.ndarra
     hE = _h_ellipse(a, b, ct, st, W)
     f = np.einsum("mjk,mk->mj", W, Q) - hK - hE
     return np.maximum(best, np.max(f, axis=1))
+
+
+def ellipse_core_point(a: float, b: float, ct: float, st: float, V: np.ndarray) -> Callable[[float, float], float]:
+    """``ellipse_core_sd`` for one ellipse centre (qx, qy) in plain floats.
+
+    When the centre is outside ``M = K + E0`` its signed distance is the least distance
+    to the pieces of ``M``'s boundary, all of which lie in ``M``: the vertex ellipses
+    ``v + E0`` (the exact point-ellipse solve of ``ellipse_point``) and the edges shifted
+    by the ellipse's support point at their normals. That least distance ``d`` is an
+    upper bound in every case (a distance to actual points of ``M``); the direction
+    from the nearest such point to the centre gives the lower bound ``f(w)``. When the
+    two agree within ``TIGHT`` the value is ``d``; otherwise (the centre inside ``M``,
+    or a foot the bound does not confirm) the array form answers. perf: the root
+    finder's one-angle-at-a-time calls skip the array set-up."""
+    Vc = np.atleast_2d(np.asarray(V, dtype=float))
+    N = _edge_normals(Vc)
+    verts = [(float(x), float(y)) for x, y in Vc]
+    e0, e1, swap = (a, b, False) if a >= b else (b, a, True)
+
+    def h_e(wx: float, wy: float) -> float:
+        lx, ly = wx * ct + wy * st, -wx * st + wy * ct
+        return math.hypot(a * lx, b * ly)
+
+    def h_k(wx: float, wy: float) -> float:
+        return max(wx * x + wy * y for x, y in verts)
+
+    # the shifted edges: (start x, y, vector x, y, squared length)
+    segs = []
+    if len(verts) >= 2:
+        k = len(verts)
+        pairs = [(0, 1)] if k == 2 else [(i, (i + 1) % k) for i in range(k)]
+        normals = N.tolist()
+        for idx, (i, j) in enumerate(pairs):
+            nx, ny = normals[idx]
+            lx, ly = nx * ct + ny * st, -nx * st + ny * ct
+            hh = math.hypot(a * lx, b * ly)
+            px, py = a * a * lx / hh, b * b * ly / hh
+            sx, sy = px * ct - py * st, px * st + py * ct
+            (x0, y0), (x1, y1) = verts[i], verts[j]
+            ex, ey = x1 - x0, y1 - y0
+            segs.append((x0 + sx, y0 + sy, ex, ey, ex * ex + ey * ey))
+        if k == 2:
+            nx, ny = normals[1]
+            lx, ly = nx * ct + ny * st, -nx * st + ny * ct
+            hh = math.hypot(a * lx, b * ly)
+            px, py = a * a * lx / hh, b * b * ly / hh
+            sx, sy = px * ct - py * st, px * st + py * ct
+            (x0, y0), (x1, y1) = verts
+            segs.append((x0 + sx, y0 + sy, x1 - x0, y1 - y0, (x1 - x0) ** 2 + (y1 - y0) ** 2))
+
+    def fn(qx: float, qy: float) -> float:
+        best, wx, wy = math.inf, 0.0, 0.0
+        for vx, vy in verts:
+            dx, dy = qx - vx, qy - vy
+            lx, ly = dx * ct + dy * st, -dx * st + dy * ct
+            y0, y1 = (abs(ly), abs(lx)) if swap else (abs(lx), abs(ly))
+            if (y0 / e0) ** 2 + (y1 / e1) ** 2 <= 1.0:
+                return _array(qx, qy)  # inside a vertex ellipse: inside M
+            d, fx, fy = _outside_foot(e0, e1, y0, y1)
+            if d < best:
+                # the outward direction back in the world frame
+                gx, gy = (fy, fx) if swap else (fx, fy)
+                gx, gy = math.copysign(gx, lx), math.copysign(gy, ly)
+                best, wx, wy = d, gx * ct - gy * st, gx * st + gy * ct
+        for sx, sy, ex, ey, L2 in segs:
+            dx, dy = qx - sx, qy - sy
+            t = (dx * ex + dy * ey) / L2 if L2 > 0.0 else 0.0
+            t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+            rx, ry = dx - t * ex, dy - t * ey
+            d = math.hypot(rx, ry)
+            if d < best:
+                best, wx, wy = d, rx, ry
+        L = math.hypot(wx, wy)
+        if not (best > 0.0 and L > 0.0):
+            return _array(qx, qy)
+        wx, wy = wx / L, wy / L
+        lower = wx * qx + wy * qy - h_k(wx, wy) - h_e(wx, wy)
+        if best - lower <= TIGHT:
+            return best
+        return _array(qx, qy)
+
+    def _array(qx: float, qy: float) -> float:
+        return float(ellipse_core_sd(a, b, ct, st, Vc, np.array([[qx, qy]]))[0])
+
+    return fn
+
+
+#: ``ellipse_core_point``: the one-point bracket [f(w), d] accepted (well inside 1e-9)
+TIGHT = 1e-11
+
+
+def _outside_foot(e0: float, e1: float, y0: float, y1: float) -> tuple[float, float, float]:
+    """Distance from a point (y0, y1) >= 0 outside x^2/e0^2 + y^2/e1^2 = 1 (e0 >= e1)
+    and the (unnormalised) outward normal at its nearest point, by the same root
+    solve as ``ellipse_point._eberly``."""
+    if y1 > e1 * 1e-12:
+        if y0 > 0:
+            z0, z1 = y0 / e0, y1 / e1
+            r0 = (e0 / e1) ** 2
+            rm1 = (e0 - e1) * (e0 + e1) / (e1 * e1)
+            n0 = r0 * z0
+            s = _eberly_root(n0, z1, rm1, z1, math.hypot(n0, z1))
+            fx, fy = y0 / (s + rm1), y1 / s
+            return abs(1.0 - s) * math.hypot(fx, fy), fx, fy
+        return abs(y1 - e1), 0.0, 1.0
+    return abs(y0 - e0), 1.0, 0.0

@@ -140,6 +140,13 @@ class OffsetCurve:
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
 
+    def _one(self, k: int) -> _SmoothCurve | _PartsCurve | None:
+        """A plain-float form of ``at`` for one angle of piece k (built once), or None."""
+        cache = self.__dict__.setdefault("_one_at", {})
+        if k not in cache:
+            cache[k] = _one_curve(*self.pieces[k], self.d)
+        return cache[k]
+
     def _fast(self, k: int) -> _SmoothCurve | None:
         """The scalar form of ``at`` for piece k (built once), or None."""
         cache = self.__dict__.setdefault("_fast_at", {})
@@ -167,12 +174,16 @@ class OffsetCurve:
         lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            fast = self._fast(k) if g1 is not None else None
+            fast = self._one(k) if g1 is not None else None
             f1 = None if fast is None or g1 is None else (lambda th, c=fast: g1(*c(th)))
+            if f1 is not None:
+                # perf: the isolation's few-angle batches in plain floats too
+                f = lambda th, k=k, f1=f1: _few(f1, th, lambda x: g(self.at(k, x)))  # noqa: E731
             for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH, f1=f1):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
-                if abs(float(g(q[None])[0])) <= 1e-7:
+                gq = float(g(q[None])[0]) if g1 is None else g1(float(q[0]), float(q[1]))
+                if abs(gq) <= 1e-7:
                     out.append(q)
             # at a corner angle the curve runs straight from the support point just
             # before it to the one just after it (a flat face sliding along a vertex)
@@ -181,12 +192,20 @@ class OffsetCurve:
                 p1 = self.at(k, np.array([a + CORNER_EPS]))[0]
                 if float(np.hypot(*(p1 - p0))) <= 1e-9:
                     continue
-                h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
+                if g1 is None:
+                    h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
+                else:
+                    h = lambda t, p0=p0, p1=p1: g1(*(p0 + t * (p1 - p0)).tolist())  # noqa: E731
                 h0, h1 = h(0.0), h(1.0)
                 if g_lip is not None:
                     # the straight piece with the Lipschitz bound: a dip between its ends
                     # (two crossings, ends on one side) is found too
                     hv = lambda t, p0=p0, p1=p1: g(p0[None] + np.atleast_1d(t)[:, None] * (p1 - p0)[None])  # noqa: E731
+                    if g1 is not None:
+                        # perf: the segment's few-point batches in plain floats
+                        x0, y0, ex, ey = float(p0[0]), float(p0[1]), float(p1[0] - p0[0]), float(p1[1] - p0[1])
+                        hv = lambda t, hv=hv, x0=x0, y0=y0, ex=ex, ey=ey: _few(  # noqa: E731
+                            lambda u: g1(x0 + u * ex, y0 + u * ey), t, hv)
                     ts = segment_roots(hv, g_lip * float(np.hypot(*(p1 - p0))), touch=ROOT_TOUCH)
                     if ts is not None:
                         out.extend(p0 + t * (p1 - p0) for t in ts)
@@ -273,6 +292,103 @@ class _SmoothCurve:
             y = y + (pc * s_ + ps * ct)
         out[:, 0], out[:, 1] = x, y
         return out
+
+
+#: ``_few``: batches up to this size are evaluated one plain-float call at a time
+FEW = 32
+
+
+def _few(one: Callable[[float], float], t: np.ndarray, many: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """A function of an array of parameters: by its one-value form for small batches
+    (no array set-up), by its array form otherwise."""
+    t = np.atleast_1d(np.asarray(t, dtype=float))
+    if len(t) > FEW:
+        return np.asarray(many(t), dtype=float)
+    return np.array([one(x) for x in t.tolist()], dtype=float)
+
+
+def _support1(p: object) -> Callable[[float, float], tuple[float, float]] | None:
+    """A convex part's support point for one unit direction (ux, uy) in plain floats,
+    the same choice as its ``support`` (a polygon: the first vertex of greatest u.v; a
+    capsule: p0 when u.p0 >= u.p1), or None for a part of another kind."""
+    if isinstance(p, Disc):
+        cx, cy, r = float(p.c[0]), float(p.c[1]), float(p.r)
+        return lambda ux, uy: (cx + r * ux, cy + r * uy)
+    if isinstance(p, ConvexPolygon):
+        V = [(float(x), float(y)) for x, y in p.V]
+
+        def poly(ux: float, uy: float) -> tuple[float, float]:
+            best, bv = -math.inf, V[0]
+            for v in V:
+                h = ux * v[0] + uy * v[1]
+                if h > best:
+                    best, bv = h, v
+            return bv
+
+        return poly
+    if isinstance(p, Capsule):
+        (ax, ay), (bx, by), r = map(float, p.p0), map(float, p.p1), float(p.r)
+
+        def cap(ux: float, uy: float) -> tuple[float, float]:
+            if ux * ax + uy * ay >= ux * bx + uy * by:
+                return ax + r * ux, ay + r * uy
+            return bx + r * ux, by + r * uy
+
+        return cap
+    if isinstance(p, Sum):
+        subs = [_support1(q) for q in p.parts]
+        if any(f is None for f in subs):
+            return None
+        fs = [f for f in subs if f is not None]
+
+        def tot(ux: float, uy: float) -> tuple[float, float]:
+            x = y = 0.0
+            for f in fs:
+                px, py = f(ux, uy)
+                x, y = x + px, y + py
+            return x, y
+
+        return tot
+    sm = smooth_part(p)  # type: ignore[arg-type]
+    if sm is None:
+        return None
+    cx, cy, a2, b2, ct, st, r = sm.cx, sm.cy, sm.a * sm.a, sm.b * sm.b, sm.ct, sm.st, sm.r
+
+    def ell(ux: float, uy: float) -> tuple[float, float]:
+        uc = ux * ct + uy * st
+        us = uy * ct - ux * st
+        n = math.sqrt(a2 * uc * uc + b2 * us * us)
+        pc, ps = a2 * uc / n, b2 * us / n
+        return cx + r * ux + pc * ct - ps * st, cy + r * uy + pc * st + ps * ct
+
+    return ell
+
+
+class _PartsCurve:
+    """``OffsetCurve.at`` of one piece for one angle in plain floats, for any parts
+    with a plain-float support (polygons and capsules too): c(θ) = s_T(u) - (s_M(-u) -
+    c) + d u. perf: the root finder's brentq steps skip the array work."""
+
+    def __init__(self, ft: Callable[[float, float], tuple[float, float]],
+                 fm: Callable[[float, float], tuple[float, float]], c: np.ndarray, d: float) -> None:
+        self.ft, self.fm, self.cx, self.cy, self.d = ft, fm, float(c[0]), float(c[1]), d
+
+    def __call__(self, t: float) -> tuple[float, float]:
+        ux, uy = math.cos(t), math.sin(t)
+        tx, ty = self.ft(ux, uy)
+        mx, my = self.fm(-ux, -uy)
+        return tx - (mx - self.cx) + self.d * ux, ty - (my - self.cy) + self.d * uy
+
+
+def _one_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | _PartsCurve | None:
+    """A plain-float one-angle form of a piece: the smooth one, else the parts one."""
+    got = _scalar_curve(tp, mp, c, d)
+    if got is not None:
+        return got
+    ft, fm = _support1(tp), _support1(mp)
+    if ft is None or fm is None:
+        return None
+    return _PartsCurve(ft, fm, c, d)
 
 
 def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | None:

@@ -36,7 +36,7 @@ import numpy as np
 
 from .convex_distance import batch_overlap, batch_separated, solve
 from .ellipse_point import _ellipse_point_sd1, ellipse_point_signed_distance
-from .ellipse_polygon import ellipse_core_sd
+from .ellipse_polygon import ellipse_core_point, ellipse_core_sd
 from .oval_distance import Pair, Smooth, apart_many, sd_certified
 from .polygon_sd import _normals, core_point_sd, cores_translations_sd
 
@@ -667,11 +667,11 @@ def point_sd(A0: Convex, B: Convex, tol: float = SOLVE_TOL) -> Callable[[float, 
         return lambda px, py: core_fn(px, py) - r
     sa, sb = smooth_part(A0), smooth_part(B)
     if sa is not None and sa.a > 0.0 and cb is not None:
-        e, V, r = (sa.a, sa.b, sa.ct, sa.st), cb[0], sa.r + cb[1]
-        return lambda px, py: float(ellipse_core_sd(*e, V, np.array([[sa.cx + px, sa.cy + py]]))[0]) - r
+        one, cx, cy, r = ellipse_core_point(sa.a, sa.b, sa.ct, sa.st, cb[0]), sa.cx, sa.cy, sa.r + cb[1]
+        return lambda px, py: one(cx + px, cy + py) - r
     if sb is not None and sb.a > 0.0 and ca is not None:
-        e, V, r = (sb.a, sb.b, sb.ct, sb.st), ca[0], sb.r + ca[1]
-        return lambda px, py: float(ellipse_core_sd(*e, V, np.array([[sb.cx - px, sb.cy - py]]))[0]) - r
+        one, cx, cy, r = ellipse_core_point(sb.a, sb.b, sb.ct, sb.st, ca[0]), sb.cx, sb.cy, sb.r + ca[1]
+        return lambda px, py: one(cx - px, cy - py) - r
     if sa is None or sb is None:
         return None
     pair = Pair(sa, sb)
