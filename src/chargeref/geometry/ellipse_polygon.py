@@ -185,8 +185,10 @@ def ellipse_core_point(a: float, b: float, ct: float, st: float, V: np.ndarray) 
     upper bound in every case (a distance to actual points of ``M``); the direction
     from the nearest such point to the centre gives the lower bound ``f(w)``. When the
     two agree within ``TIGHT`` the value is ``d``; otherwise (the centre inside ``M``,
-    or a foot the bound does not confirm) the array form answers. perf: the root
-    finder's one-angle-at-a-time calls skip the array set-up."""
+    or a foot the bound does not confirm) the candidate directions of
+    ``ellipse_core_sd`` decide, the quartics of all vertices in one eigenvalue call and
+    the rest in plain floats. perf: the root finder's one-angle-at-a-time calls skip
+    most of the array set-up."""
     Vc = np.atleast_2d(np.asarray(V, dtype=float))
     N = _edge_normals(Vc)
     verts = [(float(x), float(y)) for x, y in Vc]
@@ -230,7 +232,7 @@ def ellipse_core_point(a: float, b: float, ct: float, st: float, V: np.ndarray) 
             lx, ly = dx * ct + dy * st, -dx * st + dy * ct
             y0, y1 = (abs(ly), abs(lx)) if swap else (abs(lx), abs(ly))
             if (y0 / e0) ** 2 + (y1 / e1) ** 2 <= 1.0:
-                return _array(qx, qy)  # inside a vertex ellipse: inside M
+                return _candidates(qx, qy)  # inside a vertex ellipse: inside M
             d, fx, fy = _outside_foot(e0, e1, y0, y1)
             if d < best:
                 # the outward direction back in the world frame
@@ -247,15 +249,66 @@ def ellipse_core_point(a: float, b: float, ct: float, st: float, V: np.ndarray) 
                 best, wx, wy = d, rx, ry
         L = math.hypot(wx, wy)
         if not (best > 0.0 and L > 0.0):
-            return _array(qx, qy)
+            return _candidates(qx, qy)
         wx, wy = wx / L, wy / L
         lower = wx * qx + wy * qy - h_k(wx, wy) - h_e(wx, wy)
         if best - lower <= TIGHT:
             return best
-        return _array(qx, qy)
+        return _candidates(qx, qy)
 
-    def _array(qx: float, qy: float) -> float:
-        return float(ellipse_core_sd(a, b, ct, st, Vc, np.array([[qx, qy]]))[0])
+    normals = [(float(x), float(y)) for x, y in N]
+    edge_const = [h_k(nx, ny) + h_e(nx, ny) for nx, ny in normals]
+    cc = -0.5 * (a - b) * (a + b)
+    offs = (0.0, 0.5 * math.pi, math.pi, 1.5 * math.pi)
+
+    def _candidates(qx: float, qy: float) -> float:
+        # the same candidates as ``ellipse_core_sd`` (edge normals, every foot from
+        # every vertex), the quartics of all vertices in one eigenvalue call
+        best = max((nx * qx + ny * qy - c for (nx, ny), c in zip(normals, edge_const, strict=True)), default=-math.inf)
+        rows, s0s, coefs = [], [], []
+        for vx, vy in verts:
+            dx, dy = qx - vx, qy - vy
+            A, B = a * (dx * ct + dy * st), -b * (-dx * st + dy * ct)
+            s0 = max(offs, key=lambda o: abs(-A * math.sin(o) - B * math.cos(o) + cc * math.sin(2 * o)))
+            c0, n0, c20, n20 = math.cos(s0), math.sin(s0), math.cos(2 * s0), math.sin(2 * s0)
+            Ap, Bp, Cp, Dp = A * c0 - B * n0, A * n0 + B * c0, cc * c20, cc * n20
+            q4 = Dp - Bp
+            rows.append((A, B))
+            s0s.append(s0)
+            if q4 != 0.0:
+                coefs.append([-(2 * Ap - 4 * Cp) / q4, 6 * Dp / q4, -(2 * Ap + 4 * Cp) / q4, -(Bp + Dp) / q4])
+            else:
+                coefs.append(None)
+        live = [c for c in coefs if c is not None]
+        roots = iter([])
+        if live:
+            Cm = np.zeros((len(live), 4, 4))
+            Cm[:, 0, :] = live
+            Cm[:, 1, 0] = Cm[:, 2, 1] = Cm[:, 3, 2] = 1.0
+            roots = iter(np.linalg.eigvals(Cm).real.tolist())
+        for (A, B), s0, c in zip(rows, s0s, coefs, strict=True):
+            ts = next(roots) if c is not None else None
+            for j in range(4):
+                S = s0 if ts is None else s0 + 2.0 * math.atan(ts[j])
+                for _ in range(4):
+                    sn, cs = math.sin(S), math.cos(S)
+                    F = A * sn + B * cs + 2 * cc * sn * cs
+                    dF = A * cs - B * sn + 2 * cc * (cs * cs - sn * sn)
+                    if dF == 0.0:
+                        break
+                    Sn = S - F / dF
+                    sn2, cs2 = math.sin(Sn), math.cos(Sn)
+                    if not abs(A * sn2 + B * cs2 + 2 * cc * sn2 * cs2) < abs(F):
+                        break
+                    S = Sn
+                lx, ly = b * math.cos(S), a * math.sin(S)
+                L = math.hypot(lx, ly)
+                lx, ly = lx / L, ly / L
+                wx, wy = lx * ct - ly * st, lx * st + ly * ct
+                f = wx * qx + wy * qy - h_k(wx, wy) - h_e(wx, wy)
+                if f > best:
+                    best = f
+        return best
 
     return fn
 
