@@ -176,8 +176,10 @@ class OffsetCurve:
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
             fast = self._one(k) if g1 is not None else None
             f1 = None if fast is None or g1 is None else (lambda th, c=fast: g1(*c(th)))
-            if f1 is not None:
-                # perf: the isolation's few-angle batches in plain floats too
+            if f1 is not None and isinstance(fast, _PartsCurve):
+                # perf: the isolation's few-angle batches in plain floats too (a piece
+                # with a polygon part; two smooth parts keep their array solve, which
+                # is cheaper per row than its one-point form)
                 f = lambda th, k=k, f1=f1: _few(f1, th, lambda x: g(self.at(k, x)))  # noqa: E731
             for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH, f1=f1):
                 q = self.at(k, np.array([th]))[0]
