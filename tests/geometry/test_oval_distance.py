@@ -261,10 +261,19 @@ def test_point_sd_is_translations_signed_distance(A: Convex, B: Convex, p: tuple
     assert abs(fn(*p) - want) <= CERT_TOL
 
 
-def test_point_sd_has_no_form_for_polygons() -> None:
+def test_point_sd_of_polygons_is_the_array_form() -> None:
+    """Round 6: an ellipse or a disc against a polygon now has a one-point form too
+    (``ellipse_polygon``, ``polygon_sd.core_point_sd``): the same values as the arrays."""
     sq = ConvexPolygon(((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)))
-    assert point_sd(Ellipse((0.0, 0.0), 1.0, 0.5, 0.0), sq) is None
-    assert sd_at1(Footprint((Disc((0.0, 0.0), 0.5),)), Footprint((sq,))) is None
+    pts = np.array([[0.3, 0.4], [2.0, 0.5], [-1.5, 2.5], [0.5, 0.5]])
+    for a, b in ((Ellipse((0.0, 0.0), 1.0, 0.5, 0.0), sq), (sq, Ellipse((0.2, 0.1), 1.0, 0.5, 0.7))):
+        fn = point_sd(a, b)
+        assert fn is not None
+        want = translations_signed_distance(a, b, pts)
+        assert np.allclose([fn(*p) for p in pts.tolist()], want, rtol=0.0, atol=1e-12)
+    one = sd_at1(Footprint((Disc((0.0, 0.0), 0.5),)), Footprint((sq,)))
+    assert one is not None
+    assert abs(one(2.0, 0.5) - 0.5) <= 1e-12
 
 
 @pytest.mark.parametrize("k", [0.0, 0.5, 2.0])

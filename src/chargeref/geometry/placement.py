@@ -48,6 +48,7 @@ from .circles import (
     nearest_on_circle,
     tangent_points,
 )
+from .curve_one import _few, _PartsCurve, _support1
 from .oval_distance import Smooth
 from .shapes import (
     Capsule,
@@ -140,6 +141,13 @@ class OffsetCurve:
         U = np.stack([np.cos(th), np.sin(th)], axis=-1)
         return tp.support(U) - (mp.support(-U) - c) + self.d * U
 
+    def _one(self, k: int) -> _SmoothCurve | _PartsCurve | None:
+        """A plain-float form of ``at`` for one angle of piece k (built once), or None."""
+        cache = self.__dict__.setdefault("_one_at", {})
+        if k not in cache:
+            cache[k] = _one_curve(*self.pieces[k], self.d)
+        return cache[k]
+
     def _fast(self, k: int) -> _SmoothCurve | None:
         """The scalar form of ``at`` for piece k (built once), or None."""
         cache = self.__dict__.setdefault("_fast_at", {})
@@ -167,12 +175,18 @@ class OffsetCurve:
         lip = None if g_lip is None or sp is None else g_lip * sp
         for k in range(len(self.pieces)):
             f = lambda th, k=k: g(self.at(k, th))  # noqa: E731
-            fast = self._fast(k) if g1 is not None else None
+            fast = self._one(k) if g1 is not None else None
             f1 = None if fast is None or g1 is None else (lambda th, c=fast: g1(*c(th)))
+            if f1 is not None and isinstance(fast, _PartsCurve):
+                # perf: the isolation's few-angle batches in plain floats too (a piece
+                # with a polygon part; two smooth parts keep their array solve, which
+                # is cheaper per row than its one-point form)
+                f = lambda th, k=k, f1=f1: _few(f1, th, lambda x: g(self.at(k, x)))  # noqa: E731
             for th in angle_roots(f, self.corners, lip=lip, touch=ROOT_TOUCH, f1=f1):
                 q = self.at(k, np.array([th]))[0]
                 # a bracket across a corner converges onto the jump, not onto a root
-                if abs(float(g(q[None])[0])) <= 1e-7:
+                gq = float(g(q[None])[0]) if g1 is None else g1(float(q[0]), float(q[1]))
+                if abs(gq) <= 1e-7:
                     out.append(q)
             # at a corner angle the curve runs straight from the support point just
             # before it to the one just after it (a flat face sliding along a vertex)
@@ -181,12 +195,20 @@ class OffsetCurve:
                 p1 = self.at(k, np.array([a + CORNER_EPS]))[0]
                 if float(np.hypot(*(p1 - p0))) <= 1e-9:
                     continue
-                h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
+                if g1 is None:
+                    h = lambda t, p0=p0, p1=p1: float(g((p0 + t * (p1 - p0))[None])[0])  # noqa: E731
+                else:
+                    h = lambda t, p0=p0, p1=p1: g1(*(p0 + t * (p1 - p0)).tolist())  # noqa: E731
                 h0, h1 = h(0.0), h(1.0)
                 if g_lip is not None:
                     # the straight piece with the Lipschitz bound: a dip between its ends
                     # (two crossings, ends on one side) is found too
                     hv = lambda t, p0=p0, p1=p1: g(p0[None] + np.atleast_1d(t)[:, None] * (p1 - p0)[None])  # noqa: E731
+                    if g1 is not None:
+                        # perf: the segment's few-point batches in plain floats
+                        x0, y0, ex, ey = float(p0[0]), float(p0[1]), float(p1[0] - p0[0]), float(p1[1] - p0[1])
+                        hv = lambda t, hv=hv, x0=x0, y0=y0, ex=ex, ey=ey: _few(  # noqa: E731
+                            lambda u: g1(x0 + u * ex, y0 + u * ey), t, hv)
                     ts = segment_roots(hv, g_lip * float(np.hypot(*(p1 - p0))), touch=ROOT_TOUCH)
                     if ts is not None:
                         out.extend(p0 + t * (p1 - p0) for t in ts)
@@ -273,6 +295,17 @@ class _SmoothCurve:
             y = y + (pc * s_ + ps * ct)
         out[:, 0], out[:, 1] = x, y
         return out
+
+
+def _one_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | _PartsCurve | None:
+    """A plain-float one-angle form of a piece: the smooth one, else the parts one."""
+    got = _scalar_curve(tp, mp, c, d)
+    if got is not None:
+        return got
+    ft, fm = _support1(tp), _support1(mp)
+    if ft is None or fm is None:
+        return None
+    return _PartsCurve(ft, fm, c, d)
 
 
 def _scalar_curve(tp: object, mp: object, c: np.ndarray, d: float) -> _SmoothCurve | None:

@@ -22,6 +22,9 @@ knows about any game's rules.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 
 #: rows per chunk (each chunk holds rows x vertices x edges floats a few times)
@@ -126,3 +129,59 @@ def cores_translations_sd(VA: np.ndarray, VB: np.ndarray, P: np.ndarray) -> np.n
             best[apart] = d
         out[s:s + CHUNK] = best
     return out
+
+
+def core_point_sd(VA: np.ndarray, VB: np.ndarray) -> Callable[[float, float], float]:
+    """``cores_translations_sd`` for one translation (px, py) in plain floats: the same
+    closed form (separating axes when overlapping, else the least vertex-edge
+    distance). perf: the root finder calls it one translation at a time, where array
+    set-up would cost more than the arithmetic."""
+    VA = np.ascontiguousarray(VA, dtype=float).reshape(-1, 2)
+    VB = np.ascontiguousarray(VB, dtype=float).reshape(-1, 2)
+    N = np.vstack([_normals(VA), _normals(VB)])
+    # per axis n: (n.x, n.y, min over B of n.b - max over A of n.a); A + p adds -n.p
+    axes = [
+        (float(n[0]), float(n[1]), float(np.min(VB @ n) - np.max(VA @ n))) for n in N
+    ]
+    A = [(float(x), float(y)) for x, y in VA]
+    B = [(float(x), float(y)) for x, y in VB]
+
+    def edges(W: list[tuple[float, float]]) -> list[tuple[float, float, float, float, float]]:
+        if len(W) < 2:
+            return []
+        pairs = [(W[0], W[1])] if len(W) == 2 else [(W[i], W[(i + 1) % len(W)]) for i in range(len(W))]
+        return [(a[0], a[1], b[0] - a[0], b[1] - a[1], (b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2) for a, b in pairs]
+
+    EA, EB = edges(A), edges(B)
+    hypot = math.hypot
+
+    def to_edges(pts: list[tuple[float, float]], E: list[tuple[float, float, float, float, float]]) -> float:
+        d = math.inf
+        for qx, qy in pts:
+            for ax, ay, ex, ey, L2 in E:
+                dx, dy = qx - ax, qy - ay
+                t = (dx * ex + dy * ey) / L2 if L2 > 0.0 else 0.0
+                t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+                v = hypot(dx - t * ex, dy - t * ey)
+                if v < d:
+                    d = v
+        return d
+
+    def fn(px: float, py: float) -> float:
+        if axes:
+            best = max(s - nx * px - ny * py for nx, ny, s in axes)
+            if best <= 0.0:
+                return best
+        # apart: vertices of A + p against B's edges, vertices of B - p against A's
+        d = math.inf
+        QA = [(x + px, y + py) for x, y in A]
+        QB = [(x - px, y - py) for x, y in B]
+        if EB:
+            d = min(d, to_edges(QA, EB))
+        if EA:
+            d = min(d, to_edges(QB, EA))
+        if not EA and not EB:
+            d = hypot(QA[0][0] - B[0][0], QA[0][1] - B[0][1])
+        return d
+
+    return fn

@@ -36,8 +36,9 @@ import numpy as np
 
 from .convex_distance import batch_overlap, batch_separated, solve
 from .ellipse_point import _ellipse_point_sd1, ellipse_point_signed_distance
+from .ellipse_polygon import ellipse_core_point, ellipse_core_sd
 from .oval_distance import Pair, Smooth, apart_many, sd_certified
-from .polygon_sd import _normals, cores_translations_sd
+from .polygon_sd import _normals, core_point_sd, cores_translations_sd
 
 #: The one comparison tolerance of the contract (in the scenario's unit).
 TOL = 1e-6
@@ -610,6 +611,15 @@ def translations_signed_distance(A0: Convex, B: Convex, P: np.ndarray, tol: floa
         # polygonal cores: the exact closed form, every translation at once
         return cores_translations_sd(ca[0], cb[0], P) - ca[1] - cb[1]
     sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is not None and sa.a > 0.0 and cb is not None:
+        # an ellipse (grown by a disc) against a polygonal core: the stationary-point
+        # form of ``ellipse_polygon``, every translation at once
+        Q = P + (sa.cx, sa.cy)
+        return ellipse_core_sd(sa.a, sa.b, sa.ct, sa.st, cb[0], Q) - sa.r - cb[1]
+    if sb is not None and sb.a > 0.0 and ca is not None:
+        # the same seen from the ellipse: the core moved by p is the ellipse moved by -p
+        Q = (sb.cx, sb.cy) - P
+        return ellipse_core_sd(sb.a, sb.b, sb.ct, sb.st, ca[0], Q) - sb.r - ca[1]
     if sa is not None and sb is not None:
         # ellipses grown by discs: the certified one-point solve of ``oval_distance``
         # (Newton on the support angle, proven bounds); rows it leaves go below
@@ -651,7 +661,17 @@ def point_sd(A0: Convex, B: Convex, tol: float = SOLVE_TOL) -> Callable[[float, 
     if isinstance(B, Disc) and isinstance(A0, Ellipse):
         bx, by, r, ea = B.c[0], B.c[1], B.r, _ellipse_frame(A0)
         return lambda px, py: _ellipse_point_sd1(ea, bx - px, by - py) - r
+    ca, cb = _core(A0), _core(B)
+    if ca is not None and cb is not None:
+        core_fn, r = core_point_sd(ca[0], cb[0]), ca[1] + cb[1]
+        return lambda px, py: core_fn(px, py) - r
     sa, sb = smooth_part(A0), smooth_part(B)
+    if sa is not None and sa.a > 0.0 and cb is not None:
+        one, cx, cy, r = ellipse_core_point(sa.a, sa.b, sa.ct, sa.st, cb[0]), sa.cx, sa.cy, sa.r + cb[1]
+        return lambda px, py: one(cx + px, cy + py) - r
+    if sb is not None and sb.a > 0.0 and ca is not None:
+        one, cx, cy, r = ellipse_core_point(sb.a, sb.b, sb.ct, sb.st, ca[0]), sb.cx, sb.cy, sb.r + ca[1]
+        return lambda px, py: one(cx - px, cy - py) - r
     if sa is None or sb is None:
         return None
     pair = Pair(sa, sb)
