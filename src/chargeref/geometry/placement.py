@@ -90,14 +90,27 @@ def grown(fp: Footprint, e: float, id_: str = "") -> Footprint:
     return Footprint(tuple(parts), fp.kind, fp.origin, fp.meta)
 
 
+def _part_flat_angles(p: object) -> list[float]:
+    """Outward normal angles of a convex part's flat sides: where its support point
+    jumps along the side. A polygon's edges; a capsule's two straight sides (its
+    support flips between the spine's ends across the spine's perpendicular); a
+    Minkowski sum has a flat side wherever one of its parts has one."""
+    if isinstance(p, ConvexPolygon):
+        n = p.edge_normals() if callable(getattr(p, "edge_normals", None)) else None
+        return [] if n is None else [float(math.atan2(v[1], v[0])) for v in np.atleast_2d(n)]
+    if isinstance(p, Capsule):
+        dx, dy = p.p1[0] - p.p0[0], p.p1[1] - p.p0[1]
+        if math.hypot(dx, dy) <= 0.0:
+            return []
+        a = math.atan2(-dx, dy)
+        return [a, a + math.pi]
+    if isinstance(p, Sum):
+        return [a for q in p.parts for a in _part_flat_angles(q)]
+    return []
+
+
 def _flat_angles(fp: Footprint) -> list[float]:
-    out: list[float] = []
-    for p in fp.parts:
-        if isinstance(p, ConvexPolygon):
-            n = p.edge_normals() if callable(getattr(p, "edge_normals", None)) else None
-            if n is not None:
-                out.extend(float(math.atan2(v[1], v[0])) for v in np.atleast_2d(n))
-    return out
+    return [a for p in fp.parts for a in _part_flat_angles(p)]
 
 
 class OffsetCurve:
