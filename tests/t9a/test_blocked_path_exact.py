@@ -10,8 +10,9 @@ the left front corner ``FL`` and a straight move until ``FL`` touches the facing
 unobstructed ``theta*`` (``w sin^2 = k cos``). A terrain block to the upper left whose
 corner ``Q`` lies on the ray from ``FL`` at 30 degrees (below ``theta*``) forbids larger
 wheels: the least clear approach grazes ``Q`` with the charger's left side. The
-contact check lets a shape overlap by ``TOL``, so the grazing wheel is
-``30 degrees + asin(TOL / |Q - FL|)``. Moving forward first only costs more (the
+search's contact check lets a shape overlap by ``SEARCH_SLACK`` (half of ``TOL``, so
+that an independent check never sees the graze as passing through), so the grazing
+wheel is ``30 degrees + asin(SEARCH_SLACK / |Q - FL|)``. Moving forward first only costs more (the
 angle it frees is worth less than the inch it takes, for ``|Q - FL| = 4``).
 """
 
@@ -25,10 +26,10 @@ from build import B20, SYSTEM, impassable, scen, unit
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chargeref.geometry.shapes import TOL
 from chargeref.systems import ChargeRequest
 from chargeref.systems.t9a import charge as charge_mod
 from chargeref.systems.t9a import distance as distance_mod
+from chargeref.systems.t9a.charge import SEARCH_SLACK, search_obstacles
 from chargeref.systems.t9a.detour import PROVE_TOL, Search, cells
 from chargeref.systems.t9a.reach import solve
 from chargeref.systems.t9a.world import Step
@@ -46,7 +47,7 @@ def _k(n: float) -> float:
 
 def closed_form(n: float, extra: float = 0.0) -> float:
     """The least clear distance of ``case(n, extra)``."""
-    th = TH + math.asin(TOL / RQ)
+    th = TH + math.asin(SEARCH_SLACK / RQ)
     return W * th + (_k(n) + extra) / math.sin(th)
 
 
@@ -108,7 +109,7 @@ def test_the_roll_threshold_at_its_edge() -> None:
     dice = (1, need - 1)
     assert SYSTEM.charge(case(), ChargeRequest("A", ("T",), dice=dice)).success
     # ... and with the facing 1e-3" farther along the grazing path it falls short
-    extra = 1e-3 * math.sin(TH + math.asin(TOL / RQ))
+    extra = 1e-3 * math.sin(TH + math.asin(SEARCH_SLACK / RQ))
     far = case(extra=extra)
     assert needed(far).distance == pytest.approx(closed_form(7.0, extra), abs=1e-6)
     assert needed(far).roll == need + 1
@@ -146,7 +147,7 @@ def _search():
     finally:
         distance_mod.detour_search = orig
     ctx = got["ctx"]
-    return ctx, Search(ctx.world, ctx.charger, ctx.fr, ctx.obstacles, got["clear"])
+    return ctx, Search(ctx.world, ctx.charger, ctx.fr, search_obstacles(ctx.obstacles), got["clear"])
 
 
 CTX, SEARCH = _search()
@@ -158,7 +159,7 @@ def test_the_least_approach_grazes_the_corner() -> None:
     assert dist == pytest.approx(closed_form(7.0), abs=1e-6)
     # a wheel at once (no forward move first) of 30 degrees plus the tolerated overlap
     assert ap.d1 == pytest.approx(0.0, abs=1e-6)
-    assert ap.theta == pytest.approx(30.0 + math.degrees(math.asin(TOL / RQ)), abs=1e-5)
+    assert ap.theta == pytest.approx(30.0 + math.degrees(math.asin(SEARCH_SLACK / RQ)), abs=1e-5)
     assert ap.delta == pytest.approx(-(90.0 - ap.theta), abs=1e-9) or ap.delta == pytest.approx(90.0 - ap.theta, abs=1e-9)
     # and it is clear, while a wheel 1e-3 degree larger runs into the terrain
     assert CTX.world.check_steps(CTX.charger, steps, CTX.obstacles) is None

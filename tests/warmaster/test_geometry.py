@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -28,9 +29,12 @@ from chargeref.systems.warmaster.sight import sees
 coord = st.floats(0, 10, allow_nan=False)
 ang = st.floats(0, 360, allow_nan=False)
 size = st.floats(0.5, 5, allow_nan=False)
+#: the suite runs a fixed (derandomised) set of examples; CHARGEREF_PROPERTY_RANDOM=1
+#: explores new ones
+DERANDOMIZE = not os.environ.get("CHARGEREF_PROPERTY_RANDOM")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=DERANDOMIZE)
 @given(coord, coord, ang, size, size, coord, coord, ang, size, size)
 def test_signed_distance_matches_the_generic_exact_solver(x1: float, y1: float, a1: float, w1: float, d1: float,
                                                           x2: float, y2: float, a2: float, w2: float,
@@ -41,7 +45,7 @@ def test_signed_distance_matches_the_generic_exact_solver(x1: float, y1: float, 
     assert abs(sd(A, B) - ref) < 1e-8
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=DERANDOMIZE)
 @given(coord, coord, ang, coord, coord, ang, ang)
 def test_slide_blocked_interval_is_exact(x1: float, y1: float, a1: float, x2: float, y2: float, a2: float,
                                          dirn: float) -> None:

@@ -413,12 +413,40 @@ def lands(ch: Block, fr: Facing, ap: Approach, steps: list[Step]) -> bool:
     return abs(wrap_deg(end.facing - fr.psi)) <= 1e-7
 
 
-def _clear_approach(ctx: Context, ap: Approach) -> tuple[list[Step], Blocked | None]:
+#: how much overlap the detour search's own clear test allows (inch): half of ``TOL``
+#: (see ``search_obstacles``)
+SEARCH_SLACK = TOL / 2
+
+
+def search_obstacles(obstacles: list[Obstacle]) -> list[Obstacle]:
+    """The obstacles as the detour search's clear test sees them. The search slides a
+    clear approach towards an obstacle by bisection on that test, so its answer sits
+    where the test stops passing. The ordinary test lets a path overlap by up to
+    ``TOL`` (room for rounding in constructed touches); a search using it would end
+    overlapping by almost exactly ``TOL``, and an independent check doing its own
+    rounding could then find the path passing through the obstacle. Here a
+    non-strict obstacle lets a path overlap by at most ``SEARCH_SLACK``: enough for
+    rounding and for an approach's landing error (``LAND_TOL``), with the other half
+    of ``TOL`` left as a margin for whoever checks the ruling. (Strict obstacles
+    already demand more than their spacing.)"""
+    out = []
+    for ob in obstacles:
+        if ob.strict:
+            out.append(ob)
+        else:
+            out.append(Obstacle(ob.uid, ob.cls, ob.shape, ob.min_gap + TOL - SEARCH_SLACK, ob.strict))
+    return out
+
+
+def _clear_approach(ctx: Context, ap: Approach,
+                    obstacles: list[Obstacle] | None = None) -> tuple[list[Step], Blocked | None]:
+    """The approach's steps and the first obstacle they run into (None: clear), against
+    ``obstacles`` (default: the context's)."""
     ch = ctx.charger
     steps = approach_steps(ch, ctx.fr, ap)
     if not lands(ch, ctx.fr, ap, steps):
         return steps, Blocked("imprecise", "imprecise", len(steps) - 1, 0.0)
-    res = ctx.world.check_steps(ch, steps, ctx.obstacles, skip_path=ch.flying)
+    res = ctx.world.check_steps(ch, steps, ctx.obstacles if obstacles is None else obstacles, skip_path=ch.flying)
     return steps, res
 
 
@@ -428,8 +456,11 @@ def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | No
 
 
 def detour_search(ctx: Context, clear: Callable[[float, float], tuple[Approach, list[Step]] | None]) -> Search:
-    """The certified search for the least clear approach (``detour``) of this context."""
-    return Search(ctx.world, ctx.charger, ctx.fr, ctx.obstacles, clear)
+    """The certified search for the least clear approach (``detour``) of this context.
+    ``clear`` must test against ``search_obstacles(ctx.obstacles)``: the search's
+    proofs (which boxes are blocked) use the same obstacles, so its lower bounds hold
+    for the approaches ``clear`` accepts."""
+    return Search(ctx.world, ctx.charger, ctx.fr, search_obstacles(ctx.obstacles), clear)
 
 
 def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, list[Step]] | None:
@@ -455,12 +486,15 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
     if ctx.charger.round:
         return None
     ch, fr = ctx.charger, ctx.fr
+    # the search bisects towards obstacles on this test: it allows less overlap than
+    # the ordinary one (``search_obstacles``)
+    tight = search_obstacles(ctx.obstacles)
 
     def clear(s_: float, d_: float) -> tuple[Approach, list[Step]] | None:
         ap = _approach_at(ch, fr, s_, d_)
         if ap is None:
             return None
-        steps, res = _clear_approach(ctx, ap)
+        steps, res = _clear_approach(ctx, ap, tight)
         return (ap, steps) if res is None else None
 
     found = detour_search(ctx, clear).run(cells(ch, fr), first, s_fixed=s)

@@ -23,6 +23,7 @@ from .charge import (
     candidate_offsets,
     detour_search,
     plan,
+    search_obstacles,
     target_profile,
 )
 from .detour import cells
@@ -100,13 +101,17 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     if least is None:
         return _rotated(ctx)
 
+    # the search's clear test allows less overlap than the ordinary one (as the
+    # charge's own search: ``charge.search_obstacles``)
+    tight = search_obstacles(ctx.obstacles)
+
     def clear(s: float, d: float) -> tuple[Approach, list[Step]] | None:
         if end_bad(s):
             return None
         ap = _approach_at(ch, fr, s, d)
         if ap is None:
             return None
-        steps, res = _clear_approach(ctx, ap)
+        steps, res = _clear_approach(ctx, ap, tight)
         return (ap, steps) if res is None else None
 
     found = detour_search(ctx, clear).run(cells(ch, fr), first)

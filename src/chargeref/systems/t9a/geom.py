@@ -532,16 +532,19 @@ def rot_sweep_gap(A: Shape, pivot: np.ndarray, delta: float, B: Shape) -> float:
                 events += _arc_events(pivot, rho, beta, delta, B.a, B.b)
     ev = sorted(set(events), key=lambda e: abs(e))
     # overlap state is constant between consecutive events: test each gap's middle
+    # (the deepest shallow overlap is kept: see ``rot_sweep_gap_v``)
+    gmid = math.inf
     for e0, e1 in zip(ev, ev[1:], strict=False):
         mid = (e0 + e1) / 2
         g = gap(Shape("poly", V=_rot_pts(P, pivot, mid)), B)
         if g < -TOL:
             return g
+        gmid = min(gmid, g)
     gend = gap(Shape("poly", V=_rot_pts(P, pivot, delta)), B)
     if gend < -TOL:
         return gend
     # no overlap: least distance over the turn (vertex arcs against edges)
-    best = min(g0, gend)
+    best = min(g0, gend, gmid if gmid < 0 else math.inf)
     if B.kind == "poly":
         assert B.V is not None
         for rho, beta in arcs_P:
@@ -843,12 +846,18 @@ def rot_sweep_gap_v(A: Shape, pivot: np.ndarray, delta: float, B: Shape) -> floa
     ev1, d1 = _arcs_vs_edges(pivot, P, delta, Q, Qn)
     ev2, d2 = _arcs_vs_edges(pivot, Q, -delta, P, Pn)
     events = sorted(set([0.0, delta] + ev1.tolist() + [-e for e in ev2.tolist()]), key=abs)
+    # the deepest overlap found at a piece's middle, kept even when shallower than TOL:
+    # the arc distances below are unsigned, so without it a turn that dips into B by
+    # less than TOL would read as a gap of about 0, and a caller asking for less
+    # overlap than TOL (``charge.search_obstacles``) could not tell
+    gmid = math.inf
     for e0, e1 in zip(events, events[1:], strict=False):
         mid = (e0 + e1) / 2
         g = poly_gap(_rot_pts(P, pivot, mid), Q)
         if g < -TOL:
             return g
+        gmid = min(gmid, g)
     gend = poly_gap(_rot_pts(P, pivot, delta), Q)
     if gend < -TOL:
         return gend
-    return min(g0, gend, d1, d2)
+    return min(g0, gend, d1, d2, gmid if gmid < 0 else math.inf)
