@@ -41,34 +41,26 @@ def _sat_small(P: list[list[float]], Q: list[list[float]]) -> float:
     """The largest separation of two convex polygons over their edge normals (minus
     the penetration depth when they overlap; a lower bound of the gap otherwise)."""
     best = -math.inf
-    for V in (P, Q):
-        n = len(V)
-        for i in range(n):
-            x0, y0 = V[i]
-            x1, y1 = V[(i + 1) % n]
-            ex, ey = x1 - x0, y1 - y0
-            ln = math.hypot(ex, ey)
-            if ln <= 0:
-                continue
-            ax, ay = ey / ln, -ex / ln
-            pmin = pmax = P[0][0] * ax + P[0][1] * ay
-            for x, y in P:
-                v = x * ax + y * ay
-                if v < pmin:
-                    pmin = v
-                elif v > pmax:
-                    pmax = v
-            qmin = qmax = Q[0][0] * ax + Q[0][1] * ay
-            for x, y in Q:
-                v = x * ax + y * ay
-                if v < qmin:
-                    qmin = v
-                elif v > qmax:
-                    qmax = v
+    for V, W, v_is_p in ((P, Q, True), (Q, P, False)):
+        for ax, ay, vmin, vmax in _own_axes(V):
+            wmin, wmax = _project(W, ax, ay)
+            pmin, pmax, qmin, qmax = (vmin, vmax, wmin, wmax) if v_is_p else (wmin, wmax, vmin, vmax)
             sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
             if sep > best:
                 best = sep
     return best
+
+
+def _project(V: list[list[float]], ax: float, ay: float) -> tuple[float, float]:
+    """The least and greatest of ``x ax + y ay`` over a polygon's vertices."""
+    vmin = vmax = V[0][0] * ax + V[0][1] * ay
+    for x, y in V:
+        v = x * ax + y * ay
+        if v < vmin:
+            vmin = v
+        elif v > vmax:
+            vmax = v
+    return vmin, vmax
 
 
 def _own_axes(V: list[list[float]]) -> list[tuple[float, float, float, float]]:
@@ -84,13 +76,7 @@ def _own_axes(V: list[list[float]]) -> list[tuple[float, float, float, float]]:
         if ln <= 0:
             continue
         ax, ay = ey / ln, -ex / ln
-        vmin = vmax = V[0][0] * ax + V[0][1] * ay
-        for x, y in V:
-            v = x * ax + y * ay
-            if v < vmin:
-                vmin = v
-            elif v > vmax:
-                vmax = v
+        vmin, vmax = _project(V, ax, ay)
         out.append((ax, ay, vmin, vmax))
     return out
 
