@@ -871,17 +871,7 @@ class Search:
                 if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
                     found = got
                 continue
-            good, bad = d, far
-            while abs(good - bad) > POLISH_TOL:
-                budget.check()
-                m = (good + bad) / 2
-                got = at(m)
-                if got is not None:
-                    good = m
-                    if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
-                        found = got
-                else:
-                    bad = m
+            found = _polish(at, d, far, found)
         return found
 
     def _slide(self, c: Cell, found: Found, lo: float, hi: float, along_s: bool) -> Found:
@@ -898,15 +888,20 @@ class Search:
         got = at(far)
         if got is not None:
             return got if got[0].distance < ap.distance else found  # type: ignore[attr-defined]
-        good, bad = (s if along_s else d), far
-        while abs(good - bad) > POLISH_TOL:
-            budget.check()
-            m = (good + bad) / 2
-            got = at(m)
-            if got is not None:
-                good = m
-                if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
-                    found = got
-            else:
-                bad = m
-        return found
+        return _polish(at, (s if along_s else d), far, found)
+
+
+def _polish(at: Callable[[float], Found | None], good: float, bad: float, found: Found) -> Found:
+    """Bisect between a clear parameter ``good`` and a blocked one ``bad`` to
+    ``POLISH_TOL``, keeping the shortest clear approach met on the way."""
+    while abs(good - bad) > POLISH_TOL:
+        budget.check()
+        m = (good + bad) / 2
+        got = at(m)
+        if got is not None:
+            good = m
+            if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
+                found = got
+        else:
+            bad = m
+    return found
