@@ -512,3 +512,26 @@ def test_a_turn_that_swings_the_long_axis_past_the_board_edge() -> None:
         got = _check(scen, ruling)
         assert ("off_board" in got) is off, got
         assert not {"bad_pivot", "pivot_cost", "pivot_blocked"} & set(got), got
+
+
+def test_plans_a_floor_rules_out_are_skipped_and_the_answer_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pivots.best_plan`` (editions 9/10) skips a plan whose proven floor cannot beat
+    the best answer found (``_hopeless``, as the edition-11 search does): a 90x50 mm
+    rect at 45 degrees before a 3" slot has three plans, the last is skipped, and the
+    ruling is the one solving every plan gives."""
+    from chargeref.systems.w40k import pivots
+
+    data = slot_scenario("rect", [90, 50], 45.0, 3.0)
+    calls: list[bool] = []
+    real = pivots._hopeless
+
+    def spy(floor: float, need: Any) -> bool:
+        calls.append(real(floor, need))
+        return calls[-1]
+
+    monkeypatch.setattr(pivots, "_hopeless", spy)
+    _, skipping = charge(data)
+    assert calls == [False, False, True]
+    monkeypatch.setattr(pivots, "_hopeless", lambda floor, need: False)
+    _, solving_all = charge(data)
+    assert skipping.model_dump() == solving_all.model_dump()

@@ -331,13 +331,16 @@ def proven_least(need, lb: float) -> bool:  # noqa: ANN001
 def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN201
     """The problem to rule on: ``prob`` unturned, or the pivot plan whose needed roll and
     distance are strictly better. Returns (prob, bare, need, turns) where ``turns`` maps
-    each pivoting model to (from facing, to facing); empty without a pivot."""
+    each pivoting model to (from facing, to facing); empty without a pivot. A plan whose
+    proven floor (``plan_floor``) cannot beat the best found is not solved."""
     from .solver import ChargeProblem
 
     if proven_least(need, prob.lower_bound()):
         return prob, bare, need, {}
     best = (prob, bare, need, {})
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
+        if _hopeless(plan_floor(world, prob, plan), best[2]):
+            continue  # perf: a proven bound says it cannot do better (no solve)
         w2, cost, turns = apply_plan(world, plan)
         p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
         # "ends closer" and the lower bound measure from where the model stood before it
