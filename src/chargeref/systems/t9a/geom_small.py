@@ -96,24 +96,12 @@ def _sat_shapes(A: Shape, B: Shape) -> float:
     P, Q = A.vl(), B.vl()
     best = -math.inf
     for ax, ay, pmin, pmax in _shape_axes(A):
-        qmin = qmax = Q[0][0] * ax + Q[0][1] * ay
-        for x, y in Q:
-            v = x * ax + y * ay
-            if v < qmin:
-                qmin = v
-            elif v > qmax:
-                qmax = v
+        qmin, qmax = _project(Q, ax, ay)
         sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
         if sep > best:
             best = sep
     for ax, ay, qmin, qmax in _shape_axes(B):
-        pmin = pmax = P[0][0] * ax + P[0][1] * ay
-        for x, y in P:
-            v = x * ax + y * ay
-            if v < pmin:
-                pmin = v
-            elif v > pmax:
-                pmax = v
+        pmin, pmax = _project(P, ax, ay)
         sep = qmin - pmax if qmin - pmax > pmin - qmax else pmin - qmax
         if sep > best:
             best = sep
