@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from chargeref.geometry.shapes import TOL
 from chargeref.systems.t9a import detour
-from chargeref.systems.t9a.detour import Search, _body_samples, _sd_cap, _sd_poly
+from chargeref.systems.t9a.detour import Search
+from chargeref.systems.t9a.detour_witness import _body_samples, _sd_cap, _sd_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
