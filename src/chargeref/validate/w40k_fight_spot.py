@@ -227,28 +227,19 @@ def _ray_rounded_polygon(p0: np.ndarray, u: np.ndarray, V: np.ndarray, e: float,
     edge pushed out by e and with each vertex's circle of radius e, kept where they lie
     on the boundary (distance to the polygon e within 1e-9)."""
     out = []
-    n = len(V)
-    for v in V:
+    lines, centres = _pieces(V, e)
+    for v in centres:
         w = p0 - v
         b = float(w @ u)
         disc = b * b - (float(w @ w) - e * e)
         if disc >= 0:
-            for t in (-b - math.sqrt(disc), -b + math.sqrt(disc)):
-                out.append(t)
-    for i in range(n if n > 2 else 1):
-        a, b2 = V[i], V[(i + 1) % n]
-        tv = b2 - a
-        L = float(np.hypot(tv[0], tv[1]))
-        if L == 0.0:
-            continue
-        tv = tv / L
-        for sgn in ((1.0,) if n > 2 else (1.0, -1.0)):
-            # (a polygon's vertices run counter-clockwise: this is its outward normal)
-            nrm = sgn * np.array([tv[1], -tv[0]])
-            # (p0 + t u - a) . nrm = e
-            den = float(u @ nrm)
-            if den != 0.0:
-                out.append((e - float((p0 - a) @ nrm)) / den)
+            out.extend((-b - math.sqrt(disc), -b + math.sqrt(disc)))
+    for q, tv in lines:
+        # (p0 + t u - q) . n = 0, n normal to the pushed-out edge
+        nrm = np.array([tv[1], -tv[0]])
+        den = float(u @ nrm)
+        if den != 0.0:
+            out.append(float((q - p0) @ nrm) / den)
     ts = np.asarray([t for t in out if 0.0 <= t <= far + 1e-6], dtype=float)
     if not len(ts):
         return np.zeros((0, 2))
