@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .solver_base import EPS, OUT_MARGIN, Bank, Cands, Growing, pair_norm
+from .solver_base import BUDGET_SLACK, OUT_MARGIN, Bank, Cands, Growing, pair_norm
 from .world import Model
 
 #: _append_rows keeps a group's rows in one buffer up to this many cells (models x
@@ -35,7 +35,7 @@ class CostBook:
             return cost
         # cheap reject: farther than the cap in a straight line
         d = np.linalg.norm(pts[idx] - m.xy, axis=1)
-        idx = idx[d <= self.cap + EPS]
+        idx = idx[d <= self.cap + BUDGET_SLACK]
         if len(idx) == 0:
             return cost
         if m.fp.is_disc:
@@ -60,7 +60,7 @@ class CostBook:
         f = self._sky_fields.get(m.id)
         if f is None:
             assert self.sky_planner is not None
-            f = self.sky_planner.field(m.fp, budget=self.cap + 1e-9)
+            f = self.sky_planner.field(m.fp, budget=self.cap + BUDGET_SLACK)
             self._sky_fields[m.id] = f
         return f
 
@@ -80,7 +80,7 @@ class CostBook:
         if ms[0].fp.is_disc and len(pts) and not self.sky:
             S = np.array([m.xy for m in ms])
             d = pair_norm(S, pts)
-            cand = ok[None, :] & (d <= self.cap + EPS)
+            cand = ok[None, :] & (d <= self.cap + BUDGET_SLACK)
             thr = self.w.rules.climb_free
             # perf: every model's row at once. Every spot within the cap costs its
             # straight length: exact when the straight line is clear, else a lower bound
@@ -179,7 +179,7 @@ class CostBook:
         b = self.banks[self.keys[ms[0].id]]
         n = len(b.pts)
         C = np.stack([self.costs[m.id][start:n] for m in ms])
-        u = b.ok[start:n][None, :] & (C <= R + EPS)
+        u = b.ok[start:n][None, :] & (C <= R + BUDGET_SLACK)
         if self.enforce_closer:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
             closer = np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
@@ -222,7 +222,7 @@ class CostBook:
             return
         b = self.banks[self.keys[m.id]]
         S = np.array([m.xy])
-        clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + EPS)[0]
+        clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + BUDGET_SLACK)[0]
         self.exact[m.id][pend[clear]] = True
         self.pending[m.id][pend] = False
 
@@ -245,7 +245,7 @@ class CostBook:
         b = self.banks[self.keys[m.id]]
         cost = self.costs[m.id]
         closer = self.closer(m)
-        use = b.ok & (cost <= R + EPS)
+        use = b.ok & (cost <= R + BUDGET_SLACK)
         if self.enforce_closer:
             use &= closer
         return Cands(b.pts[use], b.z[use], cost[use], b.ok[use], b.contact[use], b.er[use], b.dist[use], closer[use])

@@ -18,6 +18,7 @@ import numpy as np
 from ... import budget
 from ...geometry.shapes import Footprint
 from .solver_base import (
+    BUDGET_SLACK,
     EPS,
     LOCUS_HAIR,
     OUT_MARGIN,
@@ -177,7 +178,7 @@ class Refiner:
                 none = np.zeros((len(spots), 0), dtype=bool)
                 cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
                 for i in np.argsort(cost):
-                    if not np.isfinite(cost[i]) or cost[i] > R + EPS:
+                    if not np.isfinite(cost[i]) or cost[i] > R + BUDGET_SLACK:
                         break
                     trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
                     trial.via.pop(m.id, None)  # base contact is a normal position
@@ -242,7 +243,7 @@ class Refiner:
                     cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
                     moved = False
                     for i in np.argsort(cost):
-                        if not np.isfinite(cost[i]) or cost[i] > R + EPS:
+                        if not np.isfinite(cost[i]) or cost[i] > R + BUDGET_SLACK:
                             break
                         trial = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
                         trial.via.pop(m.id, None)
@@ -271,7 +272,7 @@ class Refiner:
             # perf: every contact spot of m round t lies within the two bases' radii (and
             # a hair) of t's centre, and only spots within R + EPS of m's start are kept,
             # so a target farther than that from the start has none (exact skip)
-            reach = R + EPS + m.fp.radius + 2 * LOCUS_HAIR
+            reach = R + BUDGET_SLACK + m.fp.radius + 2 * LOCUS_HAIR
             ts = [t for t in sorted(self.all_targets, key=lambda t: float(np.linalg.norm(t.xy - here)))
                   if math.hypot(*(t.fp.center - m.xy)) <= reach + t.fp.radius + 1e-6]
             # perf: the spots of every target are built as before, one target at a time,
@@ -294,7 +295,7 @@ class Refiner:
             ones = np.ones(len(spots), dtype=bool)
             none = np.zeros((len(spots), 0), dtype=bool)
             cost = self._costs(m, Bank(spots, bz, ones, ones, none, none.astype(float), none, none))
-            hit = owner[cost <= R + EPS]
+            hit = owner[cost <= R + BUDGET_SLACK]
             if len(hit):
                 out[m.id] = ts[int(hit.min())].id
         return out

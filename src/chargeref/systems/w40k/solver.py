@@ -43,17 +43,19 @@ import numpy as np
 
 from ... import budget
 from ...geometry.paths import Planner
-from ...geometry.shapes import ConvexPolygon, Footprint
+from ...geometry.shapes import TOL, ConvexPolygon, Footprint
 from .costs import CostBook
 from .moves import MoveRules, charge_rules
 from .refine import Refiner
 from .solver_base import (  # noqa: F401  (re-exported: the placement values live there)
+    BUDGET_SLACK,
     BUDGET_TARGETS,
     CLEAR_BLOCK,
     EPS,
     LOCUS_HAIR,
     OUT_MARGIN,
     SMALL_UNIT,
+    TRIM_MARGIN,
     WRAP_NEAREST,
     Bank,
     Cands,
@@ -69,6 +71,7 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
     coherent,
     face_spots,
     furthest,
+    least_roll,
     mark_against,
     offset_spots,
     pair_norm,
@@ -234,7 +237,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
     def field(self, m: Model):  # noqa: ANN201
         f = self._fields.get(m.id)
         if f is None:
-            f = self.planner.field(m.fp, budget=self.cap + 1e-9)
+            f = self.planner.field(m.fp, budget=self.cap + BUDGET_SLACK)
             self._fields[m.id] = f
         return f
 
@@ -461,14 +464,14 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             b = self.banks[self.keys[m.id]]
             eng = self.engages(b, tokens)
             # spots that would only re-reach targets already reached answer nothing new
-            use = b.ok & (self.costs[m.id] <= R + EPS) & eng[:, ~out].any(axis=1)
+            use = b.ok & (self.costs[m.id] <= R + BUDGET_SLACK) & eng[:, ~out].any(axis=1)
             if self.enforce_closer:
                 use &= self.closer(m)
             if use.any():
                 # only planned costs decide reachability; a planned cost is never below
                 # the straight-line bound, so spots already over R stay out
                 self._resolve(m, np.nonzero(use)[0])
-                use &= self.costs[m.id] <= R + EPS
+                use &= self.costs[m.id] <= R + BUDGET_SLACK
                 out |= eng[use].any(axis=0)
         return out
 
@@ -501,11 +504,11 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 if len(fresh) >= wanted:
                     break
         self._found[tokens].extend(fresh)
-        pool = fresh or [p for p in self._found[tokens] if p.max_cost <= R + EPS][:4]
+        pool = fresh or [p for p in self._found[tokens] if p.max_cost <= R + BUDGET_SLACK][:4]
         if not pool:
             return None
         if not improve:
-            return pool[0]
+            return self.fit(pool[0], R)
         best: Placement | None = None
         best_n = -1
         tried: set[tuple] = set()
@@ -528,7 +531,43 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 best, best_n = p, n
             if n == len(self.models):
                 break
-        return best
+        return None if best is None else self.fit(best, R)
+
+    def fit(self, pl: Placement, R: float) -> Placement:
+        """The placement with every move within R + TOL - TRIM_MARGIN (solver_base: the
+        order of the tolerances). The budget test lets a move cost up to R +
+        BUDGET_SLACK, a hair over the contract's R + TOL, because spots are built a hair
+        inside the gap they are built at: such a model steps back along the last piece
+        of its path by the excess (at most LOCUS_HAIR + TRIM_MARGIN), which opens its
+        gaps by no more than that. Unchanged when no move is over, and when a step
+        back cannot be made on the same straight piece at the same level or leaves the
+        unit short of a condition (then the over-spend, at most BUDGET_SLACK - TOL +
+        TRIM_MARGIN, stays)."""
+        top = R + TOL - TRIM_MARGIN
+        over = [m for m in self.models if pl.cost.get(m.id, 0.0) > top and m.id not in pl.via]
+        if not over:
+            return pl
+        out = Placement(dict(pl.pos), dict(pl.z), dict(pl.cost), list(pl.order), via=dict(pl.via))
+        for m in over:
+            goal = np.asarray(pl.pos[m.id], dtype=float)
+            pr = self.path_of(m, goal)
+            if pr is None or self.flies(m, goal) or len(pr.points) < 2:
+                return pl
+            back = np.asarray(pr.points[-2][:2], dtype=float) - goal
+            L = float(np.linalg.norm(back))
+            # a little past the excess, so rounding in the new cost cannot leave it over
+            step = pl.cost[m.id] - top + LOCUS_HAIR / 4
+            if L <= 2 * step:
+                return pl
+            spot = goal + back * (step / L)
+            if abs(float(self.w.ground_z(spot[None])[0]) - float(self.w.ground_z(goal[None])[0])) > 1e-12:
+                return pl
+            c = float(self._costs(m, Bank(spot[None], np.array([pl.z[m.id]]), np.ones(1, dtype=bool),
+                                          *([np.zeros((1, 0))] * 5)))[0])
+            if not c <= top:
+                return pl
+            out.pos[m.id], out.cost[m.id] = spot, c
+        return out if self.unit_ok(out) else pl
 
     def _rows(self, name: tuple, b: Bank, fn) -> np.ndarray:  # noqa: ANN001
         """perf: a per-spot array ``fn(b, start)`` (the rows from ``start`` on) derived
@@ -585,12 +624,12 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
 
         perf, exact: ``solve`` returns None only when some target is unreachable within
         R or when no order of play succeeds and no remembered placement fits. A
-        remembered placement whose every move is within R + EPS stays in the pool, so
+        remembered placement whose every move is within R + BUDGET_SLACK stays in the pool, so
         then the answer is just the reachability test. This skips the search's side
         effects (its spots grow, it remembers what it finds): call it only when the
         problem is not searched again afterwards (the walls-rule question of the final
         placement, system.solve_any)."""
-        if any(p.max_cost <= R + EPS for p in self._found[tokens]):
+        if any(p.max_cost <= R + BUDGET_SLACK for p in self._found[tokens]):
             return bool(self.reachable_targets(R, tokens).all())
         return self.solve(R, improve=False, tokens=tokens) is not None
 
@@ -613,7 +652,7 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         def usable(m: Model, start: int = 0) -> np.ndarray:
             b = self.banks[self.keys[m.id]]
             c = self.costs[m.id][start:]
-            u = b.ok[start:] & (c <= R + EPS)
+            u = b.ok[start:] & (c <= R + BUDGET_SLACK)
             if self.enforce_closer:
                 u &= self.closer(m)[start:]
             return u

@@ -13,6 +13,7 @@ import numpy as np
 import shapely
 
 from ...geometry.shapes import (
+    TOL,
     ConvexPolygon,
     Disc,
     Footprint,
@@ -20,6 +21,20 @@ from ...geometry.shapes import (
     polygon_point_signed_distance,
 )
 from .world import Model
+
+# The tolerances of the 40k search, smallest first (TOL is the contract's, 1e-6 of the
+# unit, the one the validator uses for every comparison):
+#   LOCUS_HAIR (1e-9) < TRIM_MARGIN (2e-9) < EPS (1e-7) < TOL (1e-6) < BUDGET_SLACK
+# A move of d succeeds on a roll R when d <= R + TOL, d being the move to a spot exactly
+# at the gap the rule names (engagement range, coherency). The search builds its spots
+# LOCUS_HAIR on the generous side of that gap, which can lengthen the move by up to
+# LOCUS_HAIR, so its budget test is cost <= R + BUDGET_SLACK (TOL + LOCUS_HAIR), and the
+# least roll of a found move is ceil(cost - BUDGET_SLACK) (``least_roll``). A placement it
+# hands out never spends more than R + TOL - TRIM_MARGIN: a model over that steps back
+# along the end of its path (``ChargeProblem.fit``), by at most LOCUS_HAIR +
+# TRIM_MARGIN, so its gaps open by no more than that, far inside TOL. TRIM_MARGIN covers
+# the 1e-9 rounding of the coordinates a ruling reports, so the validator, which reads
+# those, sees no move over R + TOL and no gap over the rule's + TOL.
 
 #: internal slack: our spots sit at most this far on the generous side of a threshold,
 #: far inside the contract tolerance (1e-6).
@@ -29,6 +44,10 @@ OUT_MARGIN = 2e-6
 #: constructed spots sit this far on the generous side of the gap they are built at
 #: (inside engagement or coherency, outside contact): far below the 1e-6 tolerance
 LOCUS_HAIR = 1e-9
+#: a move of cost c fits a roll R when c <= R + BUDGET_SLACK (see above)
+BUDGET_SLACK = TOL + LOCUS_HAIR
+#: a placement handed out spends at most R + TOL - TRIM_MARGIN on each move (see above)
+TRIM_MARGIN = 2e-9
 #: largest number of (start, goal, obstacle) triples handled in one numpy block
 CLEAR_BLOCK = 2_000_000
 #: clear_within tests every (pair, cone window) directly up to this many of them
@@ -39,6 +58,12 @@ WRAP_NEAREST = 8
 BUDGET_TARGETS = 3
 #: units up to this size try every order of play when placing; larger ones keep the first
 SMALL_UNIT = 10
+
+
+def least_roll(cost: float) -> int:
+    """The least whole roll R whose budget test (cost <= R + BUDGET_SLACK) a move of
+    this cost passes (at least 1)."""
+    return max(1, math.ceil(cost - BUDGET_SLACK))
 
 
 def _unit_vecs(n: int, extra: list[np.ndarray] | None = None) -> np.ndarray:

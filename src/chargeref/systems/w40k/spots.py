@@ -25,6 +25,7 @@ from ...geometry.placement import (
 from ...geometry.shapes import Capsule, ConvexPolygon, Disc
 from ...geometry.smooth import c_obstacle_body
 from .solver_base import (
+    BUDGET_SLACK,
     BUDGET_TARGETS,
     EPS,
     LOCUS_HAIR,
@@ -487,7 +488,7 @@ class SpotBuilder:
             out.append(self._pair_crossings(m, self.all_targets, [g], others, [hair, coh], pos_b=[pl.pos[q.id] for q in others]))
         out.append(self._pair_crossings(m, self.all_targets, [g], list(self.all_targets), [hair]))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
-        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+        return spots[np.hypot(*(spots - m.xy).T) <= R + BUDGET_SLACK]
 
     def _contact_spots_owned(self, m: Model, ts: list[Model], pl: Placement, R: float) -> tuple[np.ndarray, np.ndarray]:
         """``_contact_spots(m, [t], pl, R)`` for every t of ts, stacked, with the index in
@@ -537,7 +538,7 @@ class SpotBuilder:
         own.append(i)
         spots = np.vstack([x.reshape(-1, 2) for x in pts])
         owner = np.concatenate(own).astype(int)
-        keep = np.hypot(*(spots - m.xy).T) <= R + EPS
+        keep = np.hypot(*(spots - m.xy).T) <= R + BUDGET_SLACK
         return spots[keep], owner[keep]
 
     def _contact_spots(self, m: Model, targets: list[Model], pl: Placement, R: float) -> np.ndarray:
@@ -567,7 +568,7 @@ class SpotBuilder:
         out.append(self._locus_memo(
             key, lambda _fp, _ts: self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]), m.fp, targets))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
-        return spots[np.hypot(*(spots - m.xy).T) <= R + EPS]
+        return spots[np.hypot(*(spots - m.xy).T) <= R + BUDGET_SLACK]
 
 
 def _crossings_owned(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

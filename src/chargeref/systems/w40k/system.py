@@ -23,7 +23,7 @@ from .checks import scenario_problems
 
 # start-spot pivots (pivots.py), then end-spot ones (end_pivots.py)
 from .end_pivots import best_plan, replan
-from .solver import EPS, ChargeProblem, Placement, coherent
+from .solver import BUDGET_SLACK, EPS, TRIM_MARGIN, ChargeProblem, Placement, coherent, least_roll
 from .world import Model, World, build_world, reported
 from .world import unit_distance as _unit_distance_pairs
 
@@ -160,16 +160,16 @@ class W40k:
             # still requires: its distance is the roll level that was tested
             return R if any(v == "token" for v in p.via.values()) else p.max_cost
 
-        if lb > cap + EPS or not prob.reachable_targets(cap, tokens).all():
+        if lb > cap + BUDGET_SLACK or not prob.reachable_targets(cap, tokens).all():
             return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=True), None
-        lo_roll = max(1, math.ceil(lb - 1e-6))
+        lo_roll = max(1, math.ceil(lb - TOL))
         at_roll = feasible(float(lo_roll))
         roll = lo_roll
         if at_roll is None:
             top = feasible(cap)
             if top is None:
                 return Needed(distance=None, roll=None, lower_bound=_r6(lb), exact=None), None
-            lo, hi, hi_pl = lo_roll, max(lo_roll + 1, math.ceil(top.max_cost - 1e-6)), top
+            lo, hi, hi_pl = lo_roll, max(lo_roll + 1, least_roll(top.max_cost)), top
             while lo + 1 < hi:
                 mid = (lo + hi) // 2
                 p = feasible(float(mid))
@@ -182,7 +182,7 @@ class W40k:
         # the least distance: candidate move lengths in (roll - 1, roll]
         pools = [prob] + ([bare] if bare is not None else [])
         allc = np.concatenate([q.costs[m.id][q.banks[q.keys[m.id]].ok] for q in pools for m in q.models])
-        costs = np.unique(allc[(allc <= max(best.max_cost, roll) + EPS) & (allc > max(roll - 1, lb) - EPS)])
+        costs = np.unique(allc[(allc <= max(best.max_cost, roll) + BUDGET_SLACK) & (allc > max(roll - 1, lb) - EPS)])
         if len(costs):
             i0 = 0
             while i0 < len(costs) - 1 and not prob.reachable_targets(float(costs[i0]), tokens).all():
@@ -207,8 +207,16 @@ class W40k:
             dist = dist_of(best, float(roll))
         # a later search can find a cheaper placement than the bisection saw (its spots
         # grow as it works); the placement is remembered, so the roll can come down
-        roll = max(lo_roll, min(roll, math.ceil(dist - 1e-6)))
-        exact = math.ceil(lb - 1e-6) == roll
+        # (least_roll: the budget test's own rounding, so the roll found succeeds)
+        roll = max(lo_roll, min(roll, least_roll(dist)))
+        if not any(v == "token" for v in best.via.values()) and dist > roll + TOL - TRIM_MARGIN:
+            # at the edge (a move within TOL over the roll) the reported placement is
+            # the one a roll of `roll` gets: each move stepped back within roll + TOL
+            best = prob.fit(best, float(roll))
+            dist = best.max_cost
+        # the bound is to the exact gap, with no hair: a roll below ceil(lb - TOL) is
+        # short of it by more than the tolerance
+        exact = math.ceil(lb - TOL) == roll
         return Needed(distance=_r6(dist), roll=int(roll), lower_bound=_r6(lb), exact=exact), best
 
     def needed(self, scen: Scenario40k, req: ChargeRequest) -> Needed:
@@ -281,7 +289,7 @@ class W40k:
             roll = Roll(dice=final, modifier=req.modifier, total=sum(final) + req.modifier, rerolled_from=before, seed=seed if not req.dice else None)
         R = float(roll.total)
         placement, procedure = (None, "failed")
-        if need.roll is not None and R + EPS >= (need.distance or 0):
+        if need.roll is not None and R + BUDGET_SLACK >= (need.distance or 0):
             if turns:
                 # a pivot costs part of the move: where this roll succeeds without one,
                 # nobody turns (and every model keeps its whole roll for base contact)
@@ -358,7 +366,7 @@ class W40k:
     def _why_impossible(self, prob: ChargeProblem) -> Reason:
         """Explain why no roll can make the charge succeed."""
         lb = prob.lower_bound()
-        if lb > prob.cap + EPS:
+        if lb > prob.cap + BUDGET_SLACK:
             return Reason(
                 code="out_of_reach",
                 message=f"the closest model is {lb:.3f} beyond engagement range, more than the best roll ({prob.cap:g})",
