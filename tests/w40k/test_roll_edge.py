@@ -54,10 +54,12 @@ def _data(a: list[list[float]], b: list[float], rules: dict[str, Any]) -> dict[s
     }
 
 
-def board(gap: float, rules: dict[str, Any], turn: float = 0.0, mirror: bool = False, two: bool = False) -> dict[str, Any]:
+def board(gap: float, rules: dict[str, Any], turn: float = 0.0, mirror: bool = False, two: bool = False,
+          chain: bool = False) -> dict[str, Any]:
     """A1 and B1 a gap apart along a line turned by ``turn`` degrees about the board's
     centre (and mirrored left to right); ``two``: A2 stands 1.5" beside A1 and 1" back,
-    so it has to move to keep coherency (its move is shorter than A1's)."""
+    so it has to move to keep coherency (its move is shorter than A1's); ``chain``: A2
+    stands 2" straight behind A1, so it makes A1's move to end 2" behind it."""
     c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
     cx, cy = 30.0, 22.0
     half = (gap + 2 * R32) / 2
@@ -67,6 +69,7 @@ def board(gap: float, rules: dict[str, Any], turn: float = 0.0, mirror: bool = F
         return [60.0 - x if mirror else x, y]
 
     a = [at(-half, 0.0)] + ([at(-half - 1.0, 2 * R32 + 1.5)] if two else [])
+    a += [at(-half - 2 * R32 - 2.0, 0.0)] if chain else []
     return _data(a, at(half, 0.0), rules)
 
 
@@ -118,6 +121,27 @@ def test_two_models_in_coherency(rules: dict[str, Any], gap: float, least: int) 
     assert len(r.moves) == 2 and all(m.distance > 1 for m in r.moves)
 
 
+@pytest.mark.parametrize("rules", RULES, ids=["ed9", "ed10", "ed10-wtc"])
+@pytest.mark.parametrize(("gap", "least"), [(IN - 2e-9, 7), (OUT, 8)])
+def test_two_models_in_a_row(rules: dict[str, Any], gap: float, least: int) -> None:
+    # A2 ends 2" (a hair less) behind A1, which ends 1" (a hair less) from B1: its move
+    # is A1's plus a second hair, so the edge is one hair lower (docs/40k.md, limits)
+    # and both models step back within the roll + 1e-6
+    data = board(gap, rules, chain=True)
+    agree(data, least)
+    scen, r = rule(data, least)
+    assert len(r.moves) == 2
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["ed9", "ed10", "ed10-wtc"])
+def test_two_models_in_a_row_at_the_edge_is_not_claimed(rules: dict[str, Any]) -> None:
+    # exactly at the edge the second hair puts A2's move over: the least roll found is
+    # 8, and it is not claimed least (the bound rounds to 7); a roll of 8 is legal
+    scen, r = rule(board(IN, rules, chain=True), 8)
+    assert r.needed.roll == 8 and r.needed.exact is False
+    assert r.success and validate(scen, r) == []
+
+
 @pytest.mark.parametrize(("gap", "least"), [(IN, 8), (OUT, 9)])
 def test_edition_11_picks_within_the_roll(gap: float, least: int) -> None:
     # edition 11: a roll picks targets within it (a closed-form gap, the same
@@ -142,3 +166,43 @@ def test_turned_and_mirrored(turn: float, mirror: bool, two: bool, rules: dict[s
     least = (8 if out else 7) + (rules["edition"] == 11)
     ed11 = rules["edition"] == 11
     agree(board(gap, rules, turn, mirror, two), least, "target_beyond_roll" if ed11 else "roll_too_low")
+
+
+def _moved_to(data: dict[str, Any], ruling: Any, length: float) -> Any:
+    """The ruling with A1's straight move redone to ``length`` along the line to B1 (the
+    exact start, unrounded), its path, distance and end position with it."""
+    from chargeref.ruling import Ruling
+
+    a = data["units"][0]["models"][0]["at"]
+    b = data["units"][1]["models"][0]["at"]
+    d = math.dist(a, b)
+    to = [a[0] + (b[0] - a[0]) * length / d, a[1] + (b[1] - a[1]) * length / d]
+    doc = ruling.model_dump(by_alias=True)
+    (mv,) = doc["moves"]
+    mv.update({"from": [*a, 0.0], "to": [*to, 0.0], "distance": length, "path": [a, to], "segments": None})
+    (m,) = doc["after"]["units"][0]["models"]
+    m["at"] = [*to, 0.0]
+    return Ruling.model_validate(doc)
+
+
+@pytest.mark.parametrize(("length", "codes"), [
+    (7 + 1e-6 - 1e-12, set()),  # a hair under the roll + TOL, the gap 1" + 1e-12
+    (7 + 1.001e-6, {"over_budget"}),  # over the roll + TOL
+    (7 + 1e-12, set()),  # the gap a hair under 1" + TOL
+])
+def test_validator_reads_the_same_edge(length: float, codes: set[str]) -> None:
+    # the checker's own thresholds at the roll's edge: the move within the roll + 1e-6,
+    # the end within 1" + 1e-6 of the target, each alone (no stacking: one TOL each)
+    data = board(IN, RULES[1])
+    scen, ok = rule(data, 7)
+    assert ok.success
+    got = {v.code for v in validate(scen, _moved_to(data, ok, length))}
+    assert got == codes
+
+
+def test_validator_refuses_a_gap_beyond_the_tolerance() -> None:
+    # stopping 1.001e-6 short of engagement range leaves the target unengaged
+    data = board(IN, RULES[1])
+    scen, ok = rule(data, 7)
+    got = {v.code for v in validate(scen, _moved_to(data, ok, 7 - 1e-9))}
+    assert "target_not_engaged" in got and "over_budget" not in got

@@ -37,7 +37,7 @@ from ..base import ChargeRequest, require_unit
 from .editions import edition
 from .end_pivots import EndTurnProblem, best_end_plan
 from .pivots import best_plan_built
-from .solver import EPS, ChargeProblem, sd_many
+from .solver import BUDGET_SLACK, EPS, ChargeProblem, sd_many
 from .world import World, build_world
 
 if TYPE_CHECKING:
@@ -217,7 +217,9 @@ def needed_for(system: W40k, world: World, charger: str, targets: list[str], gap
         unturned.append(bare)
     inch = world.rules.inch
     pick = roll_for(max(gaps[t] for t in targets) / inch)
-    move = None if need.roll is None or need.distance is None else roll_for(need.distance / inch)
+    # the move's roll is rounded as the search's budget test reads it (solver_base:
+    # a cost c fits R * inch when c <= R * inch + BUDGET_SLACK)
+    move = None if need.roll is None or need.distance is None else max(1, math.ceil((need.distance - BUDGET_SLACK) / inch))
     if move is None or pick is None or max(move, pick) > cap + EPS:
         return Needed(distance=need.distance if move is not None else None, roll=None, lower_bound=need.lower_bound, exact=need.exact), prob
     roll = max(move, pick)

@@ -539,10 +539,11 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         BUDGET_SLACK, a hair over the contract's R + TOL, because spots are built a hair
         inside the gap they are built at: such a model steps back along the last piece
         of its path by the excess (at most LOCUS_HAIR + TRIM_MARGIN), which opens its
-        gaps by no more than that. Unchanged when no move is over, and when a step
-        back cannot be made on the same straight piece at the same level or leaves the
-        unit short of a condition (then the over-spend, at most BUDGET_SLACK - TOL +
-        TRIM_MARGIN, stays)."""
+        gaps by no more than that. The unit is checked again with the search's own
+        slack (EPS) on engagement and coherency. Unchanged when no move is over, and
+        when a step back cannot be made on the same straight piece at the same level or
+        leaves the unit short of a condition (then the over-spend, at most
+        BUDGET_SLACK - TOL, stays)."""
         top = R + TOL - TRIM_MARGIN
         over = [m for m in self.models if pl.cost.get(m.id, 0.0) > top and m.id not in pl.via]
         if not over:
@@ -567,7 +568,8 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             if not c <= top:
                 return pl
             out.pos[m.id], out.cost[m.id] = spot, c
-        return out if self.unit_ok(out) else pl
+        ok = bool(self.engaged_by(out).all()) and coherent(self.models, out, self.w.rules, self.two, slack=EPS)
+        return out if ok else pl
 
     def _rows(self, name: tuple, b: Bank, fn) -> np.ndarray:  # noqa: ANN001
         """perf: a per-spot array ``fn(b, start)`` (the rows from ``start`` on) derived

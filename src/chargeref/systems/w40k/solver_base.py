@@ -619,12 +619,13 @@ def coherency_adjacency(models: list[Model], pos: dict[str, np.ndarray], z: dict
     return adj
 
 
-def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa: ANN001
-    """One connected group with links within 2"/5"; two links each when required."""
+def coherent(models: list[Model], pl: Placement, r, two: bool, slack: float = 0.0) -> bool:  # noqa: ANN001
+    """One connected group with links within 2"/5"; two links each when required.
+    ``slack``: each distance limit is that much longer (ChargeProblem.fit's check)."""
     n = len(models)
     if n <= 1:
         return True
-    adj = coherency_adjacency(models, pl.pos, pl.z, r)
+    adj = coherency_adjacency(models, pl.pos, pl.z, r, slack)
     if np.any(adj.sum(axis=1) < (2 if two else 1)):
         return False
     seen = np.zeros(n, dtype=bool)
@@ -640,7 +641,7 @@ def coherent(models: list[Model], pl: Placement, r, two: bool) -> bool:  # noqa:
     if spread is not None:
         # edition 11: no two models of the unit farther apart than the spread limit
         gaps = base_gaps(models, pl.pos)
-        if np.any(gaps > spread * r.inch):
+        if np.any(gaps > spread * r.inch + slack):
             return False
     return True
 
