@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -206,3 +207,34 @@ def test_validator_refuses_a_gap_beyond_the_tolerance() -> None:
     scen, ok = rule(data, 7)
     got = {v.code for v in validate(scen, _moved_to(data, ok, 7 - 1e-9))}
     assert "target_not_engaged" in got and "over_budget" not in got
+
+
+def test_fit_steps_back_along_a_path_round_terrain() -> None:
+    # ChargeProblem.fit on a path that bends round an impassable block: asked for a
+    # roll whose R + 1e-6 - 2e-9 the found move passes by 2e-9, it steps the model back
+    # along the last (straight) piece, to a spot whose planned cost is within it
+    from chargeref.systems.w40k.solver import LOCUS_HAIR, TRIM_MARGIN
+    from chargeref.systems.w40k.world import build_world
+
+    data = _data([[20.0, 22.0]], [29.0, 22.3], {"edition": 10, "wtc": False})
+    data["terrain"] = [{"type": "impassable", "id": "T", "polygon": [[23.5, 20.5], [25.0, 20.5], [25.0, 24.5], [23.5, 24.5]]}]
+    scen = scenario_from_data(data)
+    req = ChargeRequest(charger="A", targets=("B",), roll=12)
+    prob = S._problem(build_world(scen), req)
+    pl = prob.solve(12.0)
+    assert pl is not None
+    c = pl.cost["A1"]
+    path = prob.path_of(prob.models[0], pl.pos["A1"])
+    assert len(path.points) > 2  # it goes round the block
+    R = c - 1e-6  # the move is 2e-9 over R + 1e-6 - TRIM_MARGIN
+    top = R + 1e-6 - TRIM_MARGIN
+    out = prob.fit(pl, R)
+    assert out is not pl
+    assert out.cost["A1"] <= top
+    assert c - out.cost["A1"] == pytest.approx(2e-9 + LOCUS_HAIR / 4, abs=1e-12)
+    assert float(np.linalg.norm(out.pos["A1"] - pl.pos["A1"])) <= 3.25e-9
+    again = prob.path_of(prob.models[0], out.pos["A1"])
+    assert again.length == pytest.approx(out.cost["A1"], abs=1e-12)
+    assert prob.engaged_by(out).all()
+    # nothing to do when the move is within R + 1e-6 - TRIM_MARGIN
+    assert prob.fit(pl, c - 1e-6 + TRIM_MARGIN) is pl
