@@ -538,8 +538,8 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         order of the tolerances). The budget test lets a move cost up to R +
         BUDGET_SLACK, a hair over the contract's R + TOL, because spots are built a hair
         inside the gap they are built at: such a model steps back along the last piece
-        of its path by the excess (at most LOCUS_HAIR + TRIM_MARGIN), which opens its
-        gaps by no more than that. The unit is checked again with the search's own
+        of its path by the excess and a quarter hair (at most 3.25 LOCUS_HAIR), which
+        opens its gaps by no more than that. The unit is checked again with the search's own
         slack (EPS) on engagement and coherency. Unchanged when no move is over, and
         when a step back cannot be made on the same straight piece at the same level or
         leaves the unit short of a condition (then the over-spend, at most
