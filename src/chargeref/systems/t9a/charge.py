@@ -44,7 +44,7 @@ from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .detour import Search, cells
 from .ends import end_events
-from .geom import first_contact_turn, gap, near, wrap_deg
+from .geom import first_contact_turn, gap, gap_lower, near, wrap_deg
 from .memo import table as memo_table
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
@@ -55,6 +55,7 @@ from .reach import (  # noqa: F401  (re-exported for callers of charge)
     contact_range,
     reach_table,
     solve,
+    solve_one,
 )
 from .wheel import candidate_deltas
 from .world import Blocked, Obstacle, Step, World
@@ -185,8 +186,10 @@ def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple
     for k in range(ch.files):
         hi = s + w / 2 - k * bw
         lo = hi - bw
+        # the intervals share a point: max(a, lo) <= min(b, hi) + TOL (written out:
+        # where the two are equal either is the same number)
         for j, a, b in prof:
-            if max(a, lo) <= min(b, hi) + TOL:
+            if (a if a > lo else lo) <= (b if b < hi else hi) + TOL:
                 cm.add(k)
                 tm.add(j)
     return frozenset(cm), frozenset(tm)
@@ -219,17 +222,38 @@ def align_angles(ch: Block, fr: Facing, s: float, table: ReachTable) -> np.ndarr
     pose, facing and offset is worked out once; the array is then read-only."""
     tab = memo_table("align_angles")
     if tab is None:
-        return np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+        return _align_angles(ch, fr, s, table)
     # everything the two parts depend on: the charger's pose and width (its reach
     # table too) and the facing's frame and length
     key = (ch.front, ch.facing, ch.width, ch.round, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(),
            fr.length, float(s))
     D = tab.get(key)
     if D is None:
-        D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+        D = _align_angles(ch, fr, s, table)
         D.flags.writeable = False
         tab[key] = D
     return D
+
+
+def _align_angles(ch: Block, fr: Facing, s: float, table: ReachTable) -> np.ndarray:
+    """The union of the two parts, sorted, each value once. In plain floats (a set,
+    then ``sorted``) when no value is NaN or a negative zero: the same array as
+    ``np.unique`` of the two together (``_align_angles_plain``), which then has no
+    choice to make among values that compare equal."""
+    cd = candidate_deltas(ch, fr, s, MAX_WHEEL)
+    rows = table.plain_rows()
+    if rows is None or any(d != d or (d == 0 and math.copysign(1.0, d) < 0) for d in cd):
+        return _align_angles_plain(ch, fr, s, table, cd)
+    vals = set(cd)
+    vals.update(d for lo, hi, d in rows if lo <= s <= hi)
+    return np.array(sorted(vals), dtype=float)
+
+
+def _align_angles_plain(ch: Block, fr: Facing, s: float, table: ReachTable,
+                        cd: list[float] | None = None) -> np.ndarray:
+    if cd is None:
+        cd = candidate_deltas(ch, fr, s, MAX_WHEEL)
+    return np.unique(np.concatenate([np.asarray(cd, dtype=float), table.deltas_at(s)]))
 
 
 def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
@@ -367,12 +391,14 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
         for ob in ctx.obstacles:
             if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
                 continue
-            g = gap(sh, ob.shape)
             if ob.cls == "target" and ob.uid == tgt.id:
-                if g < -TOL:
+                # only an overlap deeper than TOL counts here, and ``gap_lower`` is
+                # the gap wherever it is negative (non-negative otherwise)
+                if gap_lower(sh, ob.shape) < -TOL:
                     bad = ob
                     break
                 continue
+            g = gap(sh, ob.shape)
             if not ob.ok(g):
                 bad, bad_gap = ob, g
                 break
@@ -451,6 +477,19 @@ def _clear_approach(ctx: Context, ap: Approach,
 
 
 def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
+    """The approach to offset ``s`` at align angle ``delta`` (None: none exists). The
+    plain-float solve (``reach.solve_one``) gives the numbers of the array one."""
+    one = solve_one(ch, fr, s, delta)
+    if one is None:
+        return _approach_at_plain(ch, fr, s, delta)
+    ok, theta, d1, d2, dist, xp = one
+    if not ok:
+        return None
+    d = float(delta)
+    return Approach(float(s), d, theta, d1, d2, dist, None if d == 0 else fr.pt(xp))
+
+
+def _approach_at_plain(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
     r = solve(ch, fr, np.array([s]), np.array([delta]))
     return next(_iter_approaches(ch, fr, r), None)
 

@@ -711,7 +711,9 @@ class Phase:
             d.reasons.append(reason("secondary_dropped", f"contact with {', '.join(dropped)} is no longer unavoidable; those secondary charges are ignored"))
         det = {
             "placement": pl.summary(),
-            "priorities": self._priorities(pl, combined),
+            # a combined charge reports the priorities of the finished combat, filled in
+            # once every charger of the group stands in place (``_move_group``)
+            "priorities": None if combined else self._priorities(pl, combined),
         }
         if combined:
             det["combined"] = combined
