@@ -32,11 +32,12 @@ from .charge import (
     _placement,
     contact_range,
     count_1d,
+    end_overlaps_target,
     make_context,
     plan,
     target_profile,
 )
-from .geom import Shape, gap, gap_lower, near
+from .geom import Shape, gap, near
 from .world import Obstacle, Step, World
 
 MAX_ASSIGNMENTS = 6
@@ -72,8 +73,7 @@ def _entry_at(ctx: Context, s: float) -> Entry | None:
         if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
             continue
         if ob.uid == tgt.id:
-            # ``gap_lower`` is the gap wherever it is negative
-            if gap_lower(sh, ob.shape) < -TOL:
+            if end_overlaps_target(sh, ob.shape, fr):
                 return None
             continue
         g = gap(sh, ob.shape)
@@ -261,10 +261,10 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
                 best: dict[str, object] = best) -> None:
             if i == k:
                 key = (eng, cm + len(tm))
-                sig = tuple((j, round(e.s, 9)) for j, e in placed)
                 # fast: reachability is checked after the search (see below); plain:
                 # for every would-be improvement (cached)
-                if key > best["key"] and sig not in excluded and (  # type: ignore[operator]
+                if key > best["key"] and (not excluded or tuple(  # type: ignore[operator]
+                        (j, round(e.s, 9)) for j, e in placed) not in excluded) and (
                         fast or all(feasible(j, e) for j, e in placed)):
                     best["key"] = key
                     best["assign"] = list(placed)

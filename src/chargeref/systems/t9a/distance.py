@@ -9,7 +9,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...geometry.shapes import TOL
 from .block import Block
 from .charge import (
     Approach,
@@ -22,6 +21,7 @@ from .charge import (
     approaches,
     candidate_offsets,
     detour_search,
+    end_overlaps_target,
     plan,
     search_obstacles,
     target_profile,
@@ -55,7 +55,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         if ks not in bad_s:
             fin = ch.at(fr.pt(s), fr.psi)
             bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
-                         or gap(fin.shape(), ctx.target.shape()) < -TOL)
+                         or end_overlaps_target(fin.shape(), ctx.target.shape(), fr))
         return bad_s[ks]
 
     if ch.round:
@@ -72,12 +72,11 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
                 return ap.distance, ap, steps
         return _rotated(ctx)
     co = np.asarray(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))
-    Ss = [tb.A, tb.B]
     Ds = [tb.D, tb.D]
     for s in co:
-        dd = align_angles(ch, fr, float(s), tb)
-        Ss.append(np.full(len(dd), s))
-        Ds.append(dd)
+        Ds.append(align_angles(ch, fr, float(s), tb))
+    # each offset once per align angle there (one repeat, not an array per offset)
+    Ss = [tb.A, tb.B, np.repeat(co, [len(dd) for dd in Ds[2:]])]
     least: float | None = None
     first: tuple[Approach, list[Step]] | None = None
     seen: set[tuple[float, float]] = set()

@@ -265,6 +265,14 @@ class ReachTable:
     spans: list[tuple[float, float]] = field(default_factory=list)
 
     def union(self) -> list[tuple[float, float]]:
+        """The reachable offsets as disjoint intervals (worked out once per table: a
+        table is not changed once built; a copy of the list)."""
+        hit = self.__dict__.get("_union")
+        if hit is None:
+            hit = self.__dict__["_union"] = self._union()
+        return list(hit)
+
+    def _union(self) -> list[tuple[float, float]]:
         iv = sorted(list(zip(self.A.tolist(), self.B.tolist(), strict=True)) + list(self.spans))
         out: list[tuple[float, float]] = []
         for a, b in iv:
