@@ -8,7 +8,8 @@
 * ``charge.count_1d`` with its comparisons written out counts the same models at the
   touching edge (TOL apart, and 1e-9 beyond);
 * an end overlapping the charged unit is refused on ``gap_lower`` exactly where it is
-  on ``gap``: overlap TOL and 1e-9 more;
+  on ``gap``, and ``charge.end_overlaps_target`` (the facing's normal first) likewise:
+  overlap TOL, 1e-9 either side, and turned or shifted ends;
 * the combined search's node (ends fitting the placed ones from cached lists, the
   gain cut) gives the plain node's answers (``plan_combined(fast=False)``), on one
   facing and on two;
@@ -242,3 +243,181 @@ def test_combined_priorities_are_worked_out_once(monkeypatch: pytest.MonkeyPatch
     pri = [r.details["priorities"] for r in res.rulings]
     assert pri[0] is not None and all(p == pri[0] for p in pri)
     assert pri[0]["charging_units_engaged"] == 3
+
+
+@pytest.mark.parametrize("into", [0.0, -1e-9, 1e-9, TOL - 1e-9, TOL - 1e-10, TOL, TOL + 1e-10, TOL + 1e-9, 1e-3,
+                                  -0.5])
+@pytest.mark.parametrize("turn", [0.0, 0.5, 20.0])
+@pytest.mark.parametrize("side", ["front", "left", "rear"])
+@pytest.mark.parametrize("s", [0.0, 2.9, -4.0])
+def test_end_overlap_on_the_facing_normal_is_the_gap_test(into: float, turn: float, side: str, s: float) -> None:
+    fr = TARGET.facing_of(side)
+    ch = _charger(0.0, 0.0, 0.0, 3, B20)
+    # the end pose at offset s, pushed ``into`` the target along the facing's normal,
+    # and turned about its front midpoint
+    end = ch.at(fr.pt(s, -into), fr.psi)
+    if turn:
+        end = end.turned(end.F, turn)
+    sh, ts = end.shape(), TARGET.shape()
+    want = gap(sh, ts) < -TOL
+    assert charge.end_overlaps_target(sh, ts, fr) == want
+    assert (gap_lower(sh, ts) < -TOL) == want
+    if turn == 0.0 and abs(s) < 1.0 and abs(into - TOL) >= 1e-10:
+        # (exactly TOL in is left to rounding)
+        assert want == (into > TOL)
+
+
+# ----------------------------------------------------------------------------- per-ruling tables
+
+
+class _NoTables:
+    """Stands in for the tables' context variable: no ruling ever has tables."""
+
+    def get(self) -> None:
+        return None
+
+    def set(self, value: object) -> object:
+        return None
+
+    def reset(self, token: object) -> None:
+        return None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_phases_agree_with_and_without_the_new_tables(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chargeref.systems.t9a import memo
+
+    seen: dict[str, int] = {}
+    orig = memo.table
+
+    def spy(tname: str) -> dict | None:
+        t = orig(tname)
+        if t is not None:
+            seen[tname] = len(t)
+        return t
+
+    with monkeypatch.context() as m:
+        m.setattr(charge, "memo_table", spy)
+        with_tables = [r.to_json_data() for r in SYSTEM.phase(CASES[name], 1).rulings]
+    # each charger's offsets and end events were asked more than once, worked out once
+    assert 0 < seen["candidate_offsets"] and 0 < seen["end_events"]
+    with monkeypatch.context() as m:
+        m.setattr(memo, "_TABLES", _NoTables())
+        without = [r.to_json_data() for r in SYSTEM.phase(CASES[name], 1).rulings]
+    assert with_tables == without
+
+
+def test_candidate_offsets_table_tells_numpy_scalars_from_floats() -> None:
+    from chargeref.systems.t9a import memo
+
+    ch = _charger(24.5, 27.0, 270.0, 3, B20)
+    fr = TARGET.facing_of("front")
+    tb = reach_table(ch, fr)
+    prof = charge.target_profile(TARGET, fr)
+    ev = 0.123456789
+    plain_f = charge._candidate_offsets(ch, fr, prof, tb, (ev,))
+    plain_n = charge._candidate_offsets(ch, fr, prof, tb, (np.float64(ev),))
+    with memo.scope():
+        a = charge.candidate_offsets(ch, fr, prof, tb, [ev])
+        b = charge.candidate_offsets(ch, fr, prof, tb, [np.float64(ev)])
+        a2 = charge.candidate_offsets(ch, fr, prof, tb, [ev])
+    assert a == plain_f == a2 and b == plain_n
+    assert [type(x) for x in a] == [type(x) for x in plain_f]
+    assert [type(x) for x in b] == [type(x) for x in plain_n]
+    assert a is not a2  # a copy each time
+
+
+# ----------------------------------------------------------------------------- model centres
+
+
+@SETTINGS
+@given(x=st.floats(-60, 60), y=st.floats(-60, 60), facing=st.floats(0, 360, exclude_max=True),
+       files=st.integers(1, 9), models=st.integers(1, 60), bw=st.floats(0.3, 3.0), bd=st.floats(0.3, 3.0))
+@example(x=24.0, y=20.0, facing=90.0, files=8, models=24, bw=B20, bd=B20)
+@example(x=0.0, y=-0.0, facing=0.0, files=5, models=7, bw=1.0, bd=1.0)  # a short, centred last rank
+@example(x=1.0, y=1.0, facing=359.999999, files=6, models=2, bw=0.3, bd=3.0)  # fewer models than files
+def test_model_centres_are_block_model_centres(x: float, y: float, facing: float, files: int, models: int,
+                                               bw: float, bd: float) -> None:
+    from chargeref.geometry.blocks import block_model_centres
+
+    b = Block("X", 1, (x, y), facing, files, models, bw, bd)
+    want = block_model_centres((x, y), facing, files, models, bw, bd)
+    got = b.model_centres()
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()
+    # worked out once per block, handed out as copies
+    got[0, 0] += 1.0
+    assert b.model_centres().tobytes() == want.tobytes()
+    assert b.with_flags({"engaged"}).model_centres().tobytes() == want.tobytes()
+
+
+# ----------------------------------------------------------------------------- turns about the target's corner
+
+
+def _turned_rect(cx: float, cy: float, w: float, h: float, a: float) -> Shape:
+    c, s = math.cos(a), math.sin(a)
+    pts = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    return Shape.poly(np.array([[cx + c * x - s * y, cy + s * x + c * y] for x, y in pts]))
+
+
+@SETTINGS
+@given(a=st.tuples(st.floats(-4, 4), st.floats(-4, 4), st.floats(0.5, 4), st.floats(0.5, 4), st.floats(0, 7)),
+       b=st.tuples(st.floats(-4, 4), st.floats(-4, 4), st.floats(0.5, 4), st.floats(0.5, 4), st.floats(0, 7)),
+       corner=st.integers(-1, 3), px=st.floats(-5, 5), py=st.floats(-5, 5), delta=st.floats(-2, 2))
+@example(a=(0.0, 1.0, 2.0, 2.0, 0.0), b=(0.0, -1.0, 2.0, 2.0, 0.0), corner=2, px=0.0, py=0.0, delta=0.5)
+@example(a=(0.0, 1.0, 2.0, 2.0, 0.0), b=(0.0, -1.0, 2.0, 2.0, 0.0), corner=3, px=0.0, py=0.0, delta=-0.5)
+@example(a=(3.0, 3.0, 1.0, 1.0, 0.3), b=(-3.0, -3.0, 1.0, 1.0, 0.0), corner=-1, px=0.0, py=0.0, delta=math.pi)
+def test_own_edge_turn_bound_never_exceeds_the_exact_sweep(a: tuple[float, ...], b: tuple[float, ...], corner: int,
+                                                           px: float, py: float, delta: float) -> None:
+    from chargeref.systems.t9a.geom import _rot_pts, rot_sweep_gap_v, turn_gap_lower_own
+
+    A, B = _turned_rect(*a), _turned_rect(*b)
+    if corner >= 0:  # the pivot at a corner of B (as an align turn about the facing's end)
+        px, py = float(B.V[corner][0]), float(B.V[corner][1])
+    lb = turn_gap_lower_own(A, (px, py), delta, B)
+    piv = np.array([px, py])
+    assert lb <= rot_sweep_gap_v(A, piv, delta, B) + 1e-12
+    for k in range(0, 21):
+        assert lb <= gap(Shape("poly", V=_rot_pts(A.V, piv, delta * k / 20)), B) + 1e-12
+
+
+def _corner_turn(delta: float) -> tuple[Block, Block, tuple[float, float], Block]:
+    """A 3-wide charger (1" bases) ends flush on T's front with its front edge past
+    T's right end; the align turn pivots about that corner of T."""
+    tgt = Block("T", 2, (24.0, 20.0), 90.0, 4, 8, 1.0, 1.0)
+    fr = tgt.facing_of("front")
+    corner = fr.pt(fr.length / 2 if delta > 0 else -fr.length / 2)
+    end = Block("A", 1, (float(corner[0]) - (0.8 if delta < 0 else -0.8), 20.0), 270.0, 3, 6, 1.0, 1.0)
+    pivot = (float(corner[0]), float(corner[1]))
+    return tgt, end, pivot, end.turned(np.asarray(pivot), -delta)
+
+
+@pytest.mark.parametrize("delta", [10.0, -10.0, 40.0, -40.0])
+@pytest.mark.parametrize("strict", [False, True])
+def test_align_turns_about_the_targets_corner_agree_with_the_exact_sweep(delta: float, strict: bool,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from chargeref.systems.t9a import world as world_mod
+    from chargeref.systems.t9a.geom import rot_sweep_gap_v, turn_gap_lower, turn_gap_lower_own
+    from chargeref.systems.t9a.world import TURN_BOUND_SLACK, Obstacle, Step, World
+
+    tgt, end, pivot, start = _corner_turn(delta)
+    w = World({"T": tgt, "A": start}, [], (48.0, 48.0), 1.0, None, ["T", "A"])
+    steps = [Step("turn", delta, pivot=pivot, label="align")]
+    ob = Obstacle("T", "enemy" if strict else "target", tgt.shape(), 0.0, strict)
+    ang = math.radians(delta)
+    exact = rot_sweep_gap_v(start.shape(), np.asarray(pivot), ang, tgt.shape())
+    own = turn_gap_lower_own(start.shape(), pivot, ang, tgt.shape())
+    # the static edge lines of T do not settle it; the charger's own front line does
+    assert not ob.ok(turn_gap_lower(start.shape(), pivot, ang, tgt.shape()) - TURN_BOUND_SLACK)
+    assert -1e-12 <= own <= exact + 1e-12 and abs(exact) <= 1e-12
+    assert ob.ok(own - TURN_BOUND_SLACK) == (not strict) == ob.ok(exact)
+    with_bounds = w.check_steps(start, steps, [ob])
+    with monkeypatch.context() as m:
+        m.setattr(world_mod, "turn_gap_lower", lambda *a: -math.inf)
+        m.setattr(world_mod, "turn_gap_lower_own", lambda *a: -math.inf)
+        exact_only = w.check_steps(start, steps, [ob])
+    assert with_bounds == exact_only
+    assert (with_bounds is None) == (not strict)  # a target may be touched, an enemy not
+    # turned the wrong way (into T) neither bound clears it, nor the exact sweep
+    wrong = end.turned(np.asarray(pivot), delta)
+    assert not ob.ok(turn_gap_lower_own(wrong.shape(), pivot, -ang, tgt.shape()) - TURN_BOUND_SLACK)
+    assert not ob.ok(rot_sweep_gap_v(wrong.shape(), np.asarray(pivot), -ang, tgt.shape()))
