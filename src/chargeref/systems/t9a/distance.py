@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .block import Block
+from .block import Block, Facing
 from .charge import (
     Approach,
     Context,
@@ -28,6 +28,7 @@ from .charge import (
 )
 from .detour import cells
 from .geom import gap
+from .memo import table as memo_table
 from .reach import contact_range, solve
 from .world import Step
 
@@ -80,7 +81,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
     least: float | None = None
     first: tuple[Approach, list[Step]] | None = None
     seen: set[tuple[float, float]] = set()
-    for k, ap in enumerate(_iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))):
+    for k, ap in enumerate(_iter_approaches(ch, fr, _solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))):
         if least is None:
             least = ap.distance  # the shortest unobstructed approach of all
         key = (round(ap.s, 9), round(ap.delta, 9))
@@ -120,6 +121,24 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         ctx.lower_bound = min(ap.distance, max(least, found.lower))
         return ap.distance, ap, steps
     return _rotated(ctx)
+
+
+def _solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
+    """``solve`` of every candidate, within a ruling (``memo``) once per set of inputs:
+    a charger's declaration and its move often ask the same (the same offsets and
+    angles when the obstacles they differ in give no end events). Keyed by the
+    charger's pose and width, the facing and the exact arrays; read only."""
+    tab = memo_table("needed_solve")
+    if tab is None:
+        return solve(ch, fr, S, D)
+    key = (ch.front, ch.facing, ch.width, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(), fr.length,
+           S.dtype.str, S.tobytes(), D.dtype.str, D.tobytes())
+    hit = tab.get(key)
+    if hit is None:
+        hit = tab[key] = solve(ch, fr, S, D)
+        for v in hit.values():
+            v.flags.writeable = False
+    return hit
 
 
 def _rotated(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
