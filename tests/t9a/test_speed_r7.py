@@ -421,3 +421,14 @@ def test_align_turns_about_the_targets_corner_agree_with_the_exact_sweep(delta: 
     wrong = end.turned(np.asarray(pivot), delta)
     assert not ob.ok(turn_gap_lower_own(wrong.shape(), pivot, -ang, tgt.shape()) - TURN_BOUND_SLACK)
     assert not ob.ok(rot_sweep_gap_v(wrong.shape(), np.asarray(pivot), -ang, tgt.shape()))
+
+
+def test_reach_union_is_worked_out_once_and_handed_out_as_copies() -> None:
+    ch = _charger(19.5, 26.0, 285.0, 3, B20)
+    fr = TARGET.facing_of("front")
+    tb = reach_table(ch, fr)
+    fresh = ReachTable(tb.D, tb.A, tb.B, list(tb.spans))
+    u = fresh.union()
+    assert u == fresh._union() == tb.union()
+    u.append((99.0, 100.0))
+    assert fresh.union() == fresh._union()

@@ -267,9 +267,9 @@ class ReachTable:
     def union(self) -> list[tuple[float, float]]:
         """The reachable offsets as disjoint intervals (worked out once per table: a
         table is not changed once built; a copy of the list)."""
-        hit = self.__dict__.get("_union")
+        hit = self.__dict__.get("_union_cache")
         if hit is None:
-            hit = self.__dict__["_union"] = self._union()
+            hit = self.__dict__["_union_cache"] = self._union()
         return list(hit)
 
     def _union(self) -> list[tuple[float, float]]:
