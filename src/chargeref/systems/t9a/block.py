@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...geometry.blocks import block_model_centres
+from ...geometry.blocks import block_frame, block_model_centres
 from ...geometry.shapes import TOL
 from .geom import Shape, angle_of, rot2
 
@@ -224,9 +224,15 @@ class Block:
 
     # ------------------------------------------------------------------ models
     def model_centres(self) -> np.ndarray:
+        """Every model's centre (``block_model_centres``), worked out once per block
+        (a block never changes; a copy of the array)."""
         if self.round:
             return self.centre[None, :]
-        return block_model_centres(self.front, self.facing, self.files, self.models, self.bw, self.bd)
+        hit = self._cache.get("centres")
+        if hit is None:
+            hit = self._cache["centres"] = _model_centres(self.front, self.facing, self.files, self.models, self.bw,
+                                                          self.bd)
+        return hit.copy()
 
     def model_ids(self) -> list[str]:
         return [f"{self.id}.{i}" for i in range(self.models)]
@@ -360,3 +366,23 @@ def block_from_unit(u: Any, mm_per_unit: float) -> Block:
         flags=frozenset(u.flags),
         keywords=frozenset(u.keywords),
     )
+
+
+def _model_centres(front: tuple[float, float], facing: float, files: int, models: int, bw: float,
+                   bd: float) -> np.ndarray:
+    """``block_model_centres`` with one array expression for all models instead of
+    one per model: each centre is still ``o + right * x + f * y`` with the same plain
+    offsets ``x``, ``y``, the same operations in the same order, so the same numbers."""
+    o, f, right = block_frame(front, facing)
+    ranks = math.ceil(models / files)
+    xs: list[float] = []
+    ys: list[float] = []
+    for r in range(ranks):
+        n = files if r < ranks - 1 else models - files * (ranks - 1)
+        width = n * bw
+        for i in range(n):
+            xs.append(-width / 2 + (i + 0.5) * bw)
+            ys.append(-(r + 0.5) * bd)
+    if not xs:
+        return block_model_centres(front, facing, files, models, bw, bd)
+    return o + right * np.array(xs)[:, None] + f * np.array(ys)[:, None]

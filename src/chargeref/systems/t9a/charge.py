@@ -32,6 +32,7 @@ an exposed target model, and the middle of each interval between those.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .detour import Search, cells
 from .ends import end_events
-from .geom import first_contact_turn, gap, near, wrap_deg
+from .geom import Shape, first_contact_turn, gap, gap_lower, near, wrap_deg
 from .memo import table as memo_table
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,
@@ -55,6 +56,7 @@ from .reach import (  # noqa: F401  (re-exported for callers of charge)
     contact_range,
     reach_table,
     solve,
+    solve_one,
 )
 from .wheel import candidate_deltas
 from .world import Blocked, Obstacle, Step, World
@@ -185,8 +187,10 @@ def count_1d(ch: Block, s: float, prof: list[tuple[str, float, float]]) -> tuple
     for k in range(ch.files):
         hi = s + w / 2 - k * bw
         lo = hi - bw
+        # the intervals share a point: max(a, lo) <= min(b, hi) + TOL (written out:
+        # where the two are equal either is the same number)
         for j, a, b in prof:
-            if max(a, lo) <= min(b, hi) + TOL:
+            if (a if a > lo else lo) <= (b if b < hi else hi) + TOL:
                 cm.add(k)
                 tm.add(j)
     return frozenset(cm), frozenset(tm)
@@ -219,17 +223,38 @@ def align_angles(ch: Block, fr: Facing, s: float, table: ReachTable) -> np.ndarr
     pose, facing and offset is worked out once; the array is then read-only."""
     tab = memo_table("align_angles")
     if tab is None:
-        return np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+        return _align_angles(ch, fr, s, table)
     # everything the two parts depend on: the charger's pose and width (its reach
     # table too) and the facing's frame and length
     key = (ch.front, ch.facing, ch.width, ch.round, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(),
            fr.length, float(s))
     D = tab.get(key)
     if D is None:
-        D = np.unique(np.concatenate([np.asarray(candidate_deltas(ch, fr, s, MAX_WHEEL)), table.deltas_at(s)]))
+        D = _align_angles(ch, fr, s, table)
         D.flags.writeable = False
         tab[key] = D
     return D
+
+
+def _align_angles(ch: Block, fr: Facing, s: float, table: ReachTable) -> np.ndarray:
+    """The union of the two parts, sorted, each value once. In plain floats (a set,
+    then ``sorted``) when no value is NaN or a negative zero: the same array as
+    ``np.unique`` of the two together (``_align_angles_plain``), which then has no
+    choice to make among values that compare equal."""
+    cd = candidate_deltas(ch, fr, s, MAX_WHEEL)
+    rows = table.plain_rows()
+    if rows is None or any(d != d or (d == 0 and math.copysign(1.0, d) < 0) for d in cd):
+        return _align_angles_plain(ch, fr, s, table, cd)
+    vals = set(cd)
+    vals.update(d for lo, hi, d in rows if lo <= s <= hi)
+    return np.array(sorted(vals), dtype=float)
+
+
+def _align_angles_plain(ch: Block, fr: Facing, s: float, table: ReachTable,
+                        cd: list[float] | None = None) -> np.ndarray:
+    if cd is None:
+        cd = candidate_deltas(ch, fr, s, MAX_WHEEL)
+    return np.unique(np.concatenate([np.asarray(cd, dtype=float), table.deltas_at(s)]))
 
 
 def approaches(ch: Block, fr: Facing, s: float, table: ReachTable | None = None) -> list[Approach]:
@@ -248,7 +273,28 @@ def candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]
     """End offsets worth trying: where a charger base's edge meets an exposed target
     base's edge (contact counts change only there), the ends of the reachable
     offsets, the ``events`` where the end pose starts or stops being blocked
-    (``end_events``), and a point inside every stretch between those."""
+    (``end_events``), and a point inside every stretch between those. Within a
+    ruling (``memo``) each set of inputs is worked out once (a charger's declaration,
+    its move and the combined search often ask the same)."""
+    events = tuple(events)
+    tab = memo_table("candidate_offsets")
+    if tab is None:
+        return _candidate_offsets(ch, fr, prof, table, events)
+    # every input: the charger's size and pose, the facing, the target's exposed
+    # bases, the events, and the reach table itself (held with the answer, so that
+    # its id stays its own); the values' types too (a numpy scalar equals its float
+    # but would carry into the offsets)
+    key = (ch.front, ch.facing, ch.files, ch.bw, ch.round, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(),
+           fr.length, tuple(prof), tuple(type(v) for p in prof for v in p), events, tuple(map(type, events)),
+           id(table))
+    hit = tab.get(key)
+    if hit is None or hit[0] is not table:
+        hit = tab[key] = (table, _candidate_offsets(ch, fr, prof, table, events))
+    return list(hit[1])
+
+
+def _candidate_offsets(ch: Block, fr: Facing, prof: list[tuple[str, float, float]],
+                       table: ReachTable | None, events: Iterable[float]) -> list[float]:
     lo, hi = contact_range(ch, fr)
     edges = charger_edges(ch)
     ends = sorted({round(v, 12) for _, a, b in prof for v in (a, b)} | {-fr.length / 2, fr.length / 2})
@@ -333,7 +379,7 @@ class Context:
 
     def end_events(self) -> list[float]:
         if self._events is None:
-            self._events = end_events(self.charger, self.fr, self.obstacles, self.target.id, self.world.board)
+            self._events = _end_events(self.charger, self.fr, self.obstacles, self.target.id, self.world.board)
         return self._events
 
     def note(self, why: str, who: str | None = None) -> None:
@@ -342,11 +388,57 @@ class Context:
             self.blockers[who] = self.blockers.get(who, 0) + 1
 
 
+def _end_events(ch: Block, fr: Facing, obstacles: list[Obstacle], target: str,
+                board: tuple[float, float] | None) -> list[float]:
+    """``ends.end_events``, within a ruling (``memo``) once per set of inputs (a
+    charger's declaration, its move and the combined search often ask the same):
+    the charger's formation (the end pose slides along the facing, wherever the
+    charger stands), the facing, each obstacle (id, role, spacing, and its shape by
+    identity, the shapes held with the answer so that their ids stay their own),
+    the target and the board. A copy of the list."""
+    tab = memo_table("end_events")
+    if tab is None:
+        return end_events(ch, fr, obstacles, target, board)
+    shapes = tuple(ob.shape for ob in obstacles)
+    key = (ch.files, ch.models, ch.bw, ch.bd, ch.round, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(), fr.length,
+           tuple((ob.uid, ob.cls, id(ob.shape), ob.min_gap, ob.strict) for ob in obstacles), target, board)
+    hit = tab.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], shapes, strict=True)):
+        hit = tab[key] = (shapes, end_events(ch, fr, obstacles, target, board))
+    return list(hit[1])
+
+
 def make_context(world: World, ch: Block, tgt: Block, fr: Facing, allowed: frozenset[str], touch_any: bool,
                  ignore: frozenset[str] = frozenset(), terrain: bool = True) -> Context:
     obst = world.obstacles(ch, targets=set({tgt.id}) | set(allowed), ignore=set(ignore), touch_enemies=touch_any,
                            terrain=terrain, spacing=world.charge_spacing())
     return Context(world, ch, tgt, fr, obst, allowed, touch_any)
+
+
+#: how far the separation along the facing's normal must clear ``-TOL`` before it alone
+#: settles ``end_overlaps_target`` (far above the rounding of a few products)
+NORMAL_SEP_MARGIN = 1e-9
+
+
+def end_overlaps_target(sh: Shape, target: Shape, fr: Facing) -> bool:
+    """``gap(sh, target) < -TOL``: a charger's end pose ``sh`` overlaps the charged
+    unit by more than TOL. An end pose stands on the outer side of the facing, so
+    for two small polygons the separation along the facing's normal (the least of
+    ``sh``'s vertices along it less the greatest of the target's) usually settles it.
+    ``gap_lower`` (the separating-axis separation over the edge normals) is the gap
+    wherever either is negative. Two convex polygons that overlap or touch overlap
+    least along an edge normal, so their separation along any direction is at most
+    ``gap_lower``; two apart have a separating edge normal, so ``gap_lower`` is not
+    negative. Either way a separation along the normal that passes ``-TOL`` by
+    ``NORMAL_SEP_MARGIN`` means no; otherwise ``gap_lower`` decides."""
+    if sh.kind == "poly" and target.kind == "poly" and sh.V is not None and target.V is not None \
+            and len(sh.V) <= 8 and len(target.V) <= 8:
+        _, _, _, _, nx, ny = fr._floats()
+        lo = min(x * nx + y * ny for x, y in sh.vl())
+        hi = max(x * nx + y * ny for x, y in target.vl())
+        if lo - hi >= -TOL + NORMAL_SEP_MARGIN:
+            return False
+    return gap_lower(sh, target) < -TOL
 
 
 def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
@@ -367,12 +459,13 @@ def _entries(ctx: Context, blocked: list[Entry] | None = None) -> list[Entry]:
         for ob in ctx.obstacles:
             if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
                 continue
-            g = gap(sh, ob.shape)
             if ob.cls == "target" and ob.uid == tgt.id:
-                if g < -TOL:
+                # only an overlap deeper than TOL counts here
+                if end_overlaps_target(sh, ob.shape, fr):
                     bad = ob
                     break
                 continue
+            g = gap(sh, ob.shape)
             if not ob.ok(g):
                 bad, bad_gap = ob, g
                 break
@@ -451,6 +544,19 @@ def _clear_approach(ctx: Context, ap: Approach,
 
 
 def _approach_at(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
+    """The approach to offset ``s`` at align angle ``delta`` (None: none exists). The
+    plain-float solve (``reach.solve_one``) gives the numbers of the array one."""
+    one = solve_one(ch, fr, s, delta)
+    if one is None:
+        return _approach_at_plain(ch, fr, s, delta)
+    ok, theta, d1, d2, dist, xp = one
+    if not ok:
+        return None
+    d = float(delta)
+    return Approach(float(s), d, theta, d1, d2, dist, None if d == 0 else fr.pt(xp))
+
+
+def _approach_at_plain(ch: Block, fr: Facing, s: float, delta: float) -> Approach | None:
     r = solve(ch, fr, np.array([s]), np.array([delta]))
     return next(_iter_approaches(ch, fr, r), None)
 
@@ -468,12 +574,19 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
     shortest first; when the shortest is clear it is the answer. Otherwise the
     shortest clear one over every align angle is searched for (``detour``: a proven
     least, the first clear constructed one its starting bound)."""
-    aps = approaches(ctx.charger, ctx.fr, s, ctx.table)
-    if not aps:
+    ch, fr = ctx.charger, ctx.fr
+    # ``approaches`` built lazily: only the first ``limit`` are ever looked at
+    if ch.round:
+        it: Iterator[Approach] = iter(_round_approach(ch, fr, s))
+    else:
+        D = align_angles(ch, fr, s, ctx.table)
+        it = _iter_approaches(ch, fr, solve(ch, fr, np.full(len(D), s), D))
+    head = next(it, None)
+    if head is None:
         ctx.note("unreachable")
         return None
     first: tuple[Approach, list[Step]] | None = None
-    for k, ap in enumerate(aps[:limit]):
+    for k, ap in enumerate(itertools.islice(itertools.chain([head], it), limit)):
         steps, res = _clear_approach(ctx, ap)
         if res is None:
             if k == 0 or ctx.charger.round:
@@ -485,7 +598,6 @@ def _best_approach(ctx: Context, s: float, limit: int = 40) -> tuple[Approach, l
         ctx.note("path_blocked" if res.step < len(steps) - 1 or ap.delta == 0 else "align_blocked", res.what)
     if ctx.charger.round:
         return None
-    ch, fr = ctx.charger, ctx.fr
     # the search bisects towards obstacles on this test: it allows less overlap than
     # the ordinary one (``search_obstacles``)
     tight = search_obstacles(ctx.obstacles)

@@ -32,6 +32,7 @@ from .charge import (
     _placement,
     contact_range,
     count_1d,
+    end_overlaps_target,
     make_context,
     plan,
     target_profile,
@@ -71,11 +72,11 @@ def _entry_at(ctx: Context, s: float) -> Entry | None:
     for ob in ctx.obstacles:
         if not near(sh, ob.shape, ob.min_gap + 10 * TOL):
             continue
-        g = gap(sh, ob.shape)
         if ob.uid == tgt.id:
-            if g < -TOL:
+            if end_overlaps_target(sh, ob.shape, fr):
                 return None
             continue
+        g = gap(sh, ob.shape)
         if not ob.ok(g):
             return None
         if ob.cls in ("target", "enemy") and g <= TOL:
@@ -207,6 +208,45 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
                 return False
         return True
 
+    # each charger's own candidate ends that fit one placed end, in the order of
+    # ``entries`` (with their ids for membership), per state of ``keep_order``: the
+    # search intersects these instead of asking ``fits`` of every end at every node
+    fit_cache: dict[tuple[int, int, bool], tuple[list[Entry], set[int]]] = {}
+
+    def fit_with(i: int, j: int, f: Entry) -> tuple[list[Entry], set[int]]:
+        key = (i, id(f), keep_order[0])
+        hit = fit_cache.get(key)
+        if hit is None:
+            if members[i].facing == members[j].facing and not tgt.round:
+                # ``_compatible`` and ``in_order`` of one facing written out, the same
+                # float operations in the same order (side by side, not overlapping;
+                # in their left-to-right order while that is kept)
+                wi2 = ctxs[i].charger.width / 2
+                left_of = f.s - ctxs[j].charger.width / 2 + TOL
+                right_of = f.s + ctxs[j].charger.width / 2
+                dl = lateral[i] - lateral[j]
+                ko = keep_order[0]
+                lst = [e for e in entries[i]
+                       if (e.s + wi2 <= left_of or right_of <= e.s - wi2 + TOL)
+                       and (not ko or dl * (e.s - f.s) >= 0)]
+            else:
+                lst = [e for e in entries[i] if fits(i, e, [(j, f)])]
+            hit = fit_cache[key] = (lst, {id(e) for e in lst})
+        return hit
+
+    def own_fitting(i: int, placed: list[tuple[int, Entry]]) -> list[Entry]:
+        """``[e for e in entries[i] if fits(i, e, placed)]``, from the cached lists."""
+        if not placed:
+            return list(entries[i])
+        lst = fit_with(i, *placed[0])[0]
+        for j, f in placed[1:]:
+            ids = fit_with(i, j, f)[1]
+            lst = [e for e in lst if id(e) in ids]
+        return list(lst)
+
+    # what the models-in-contact part of a bound can add from charger i on
+    rest_max = [sum(max_cm[i:]) + sum(max_tm[i:]) for i in range(k + 1)]
+
     # the rounded offsets of each charger's own candidate ends (the search adds those
     # shoulder to shoulder with chargers placed before it, unless already there)
     base_seen = [{round(e.s, 9) for e in es} for es in entries]
@@ -221,10 +261,10 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
                 best: dict[str, object] = best) -> None:
             if i == k:
                 key = (eng, cm + len(tm))
-                sig = tuple((j, round(e.s, 9)) for j, e in placed)
                 # fast: reachability is checked after the search (see below); plain:
                 # for every would-be improvement (cached)
-                if key > best["key"] and sig not in excluded and (  # type: ignore[operator]
+                if key > best["key"] and (not excluded or tuple(  # type: ignore[operator]
+                        (j, round(e.s, 9)) for j, e in placed) not in excluded) and (
                         fast or all(feasible(j, e) for j, e in placed)):
                     best["key"] = key
                     best["assign"] = list(placed)
@@ -233,6 +273,44 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             bound = (eng + (k - i), cm + sum(max_cm[i:]) + min(all_tm, len(tm) + sum(max_tm[i:])))
             if bound <= bk:  # type: ignore[operator]
                 return
+            if not fast:
+                _node_plain(i, placed, tm, cm, eng)
+                return
+            # the ends that fit every placed one (``fits`` is a pure function of the
+            # two ends, so filtering first and then sorting, stably, leaves the
+            # fitting ends in the order the search took them in before)
+            opts = own_fitting(i, placed)
+            seen = base_seen[i]
+            for j, f in placed:
+                if members[j].facing == members[i].facing:
+                    if seen is base_seen[i]:
+                        seen = set(seen)  # about to grow: a copy
+                    half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
+                    for s in (f.s - half, f.s + half):
+                        if round(s, 9) not in seen:
+                            e2 = entry_at(i, s)
+                            if e2 is not None:
+                                if fits(i, e2, placed):
+                                    opts.append(e2)
+                                seen.add(round(s, 9))
+            # most models added first, then nearest the middle (a stable sort)
+            ranked = sorted(((-(len(e.charger_models) + len(e.target_models - tm)), abs(e.s), e) for e in opts),
+                            key=lambda r: (r[0], r[1]))
+            # a child's bound (or, past the last charger, its key) is at most
+            # (eng + k - i, cm + len(tm) + gain + what the chargers after it can add),
+            # which falls as the gain does: once that cannot beat the best, no later
+            # end can either, and each would be cut at once
+            cap = cm + len(tm) + rest_max[i + 1]
+            for neg_gain, _, e in ranked:
+                if (eng + k - i, cap - neg_gain) <= best["key"]:  # type: ignore[operator]
+                    break
+                if feas.get((i, round(e.s, 9))) is False:
+                    continue
+                dfs(i + 1, placed + [(i, e)], tm | e.target_models, cm + len(e.charger_models), eng + 1)
+            dfs(i + 1, placed, tm, cm, eng)
+
+        def _node_plain(i: int, placed: list[tuple[int, Entry]], tm: frozenset[str], cm: int, eng: int) -> None:
+            # the node as the plain search takes it: every end asked ``fits`` in turn
             opts = list(entries[i])
             seen = base_seen[i]
             for j, f in placed:

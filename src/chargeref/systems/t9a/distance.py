@@ -9,8 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...geometry.shapes import TOL
-from .block import Block
+from .block import Block, Facing
 from .charge import (
     Approach,
     Context,
@@ -22,12 +21,14 @@ from .charge import (
     approaches,
     candidate_offsets,
     detour_search,
+    end_overlaps_target,
     plan,
     search_obstacles,
     target_profile,
 )
 from .detour import cells
 from .geom import gap
+from .memo import table as memo_table
 from .reach import contact_range, solve
 from .world import Step
 
@@ -55,7 +56,7 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         if ks not in bad_s:
             fin = ch.at(fr.pt(s), fr.psi)
             bad_s[ks] = (ctx.world.pose_clear(fin, others) is not None
-                         or gap(fin.shape(), ctx.target.shape()) < -TOL)
+                         or end_overlaps_target(fin.shape(), ctx.target.shape(), fr))
         return bad_s[ks]
 
     if ch.round:
@@ -72,16 +73,15 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
                 return ap.distance, ap, steps
         return _rotated(ctx)
     co = np.asarray(candidate_offsets(ch, fr, prof, tb, ctx.end_events()))
-    Ss = [tb.A, tb.B]
     Ds = [tb.D, tb.D]
     for s in co:
-        dd = align_angles(ch, fr, float(s), tb)
-        Ss.append(np.full(len(dd), s))
-        Ds.append(dd)
+        Ds.append(align_angles(ch, fr, float(s), tb))
+    # each offset once per align angle there (one repeat, not an array per offset)
+    Ss = [tb.A, tb.B, np.repeat(co, [len(dd) for dd in Ds[2:]])]
     least: float | None = None
     first: tuple[Approach, list[Step]] | None = None
     seen: set[tuple[float, float]] = set()
-    for k, ap in enumerate(_iter_approaches(ch, fr, solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))):
+    for k, ap in enumerate(_iter_approaches(ch, fr, _solve(ch, fr, np.concatenate(Ss), np.concatenate(Ds)))):
         if least is None:
             least = ap.distance  # the shortest unobstructed approach of all
         key = (round(ap.s, 9), round(ap.delta, 9))
@@ -121,6 +121,24 @@ def needed_distance(ctx: Context) -> tuple[float, Approach, list[Step]] | None:
         ctx.lower_bound = min(ap.distance, max(least, found.lower))
         return ap.distance, ap, steps
     return _rotated(ctx)
+
+
+def _solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
+    """``solve`` of every candidate, within a ruling (``memo``) once per set of inputs:
+    a charger's declaration and its move often ask the same (the same offsets and
+    angles when the obstacles they differ in give no end events). Keyed by the
+    charger's pose and width, the facing and the exact arrays; read only."""
+    tab = memo_table("needed_solve")
+    if tab is None:
+        return solve(ch, fr, S, D)
+    key = (ch.front, ch.facing, ch.width, fr.mid.tobytes(), fr.t.tobytes(), fr.n.tobytes(), fr.length,
+           S.dtype.str, S.tobytes(), D.dtype.str, D.tobytes())
+    hit = tab.get(key)
+    if hit is None:
+        hit = tab[key] = solve(ch, fr, S, D)
+        for v in hit.values():
+            v.flags.writeable = False
+    return hit
 
 
 def _rotated(ctx: Context) -> tuple[float, Approach, list[Step]] | None:

@@ -30,6 +30,7 @@ from .geom_small import (  # noqa: F401  (re-exported: the plain expressions the
     _shape_axes,
     _vert_edge2,
     turn_gap_lower,
+    turn_gap_lower_own,
 )
 
 TWO_PI = 2 * math.pi

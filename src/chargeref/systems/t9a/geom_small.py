@@ -184,3 +184,47 @@ def turn_gap_lower(A: Shape, pivot: tuple[float, float], delta: float, B: Shape)
         if least > best:
             best = least
     return best
+
+
+def turn_gap_lower_own(A: Shape, pivot: tuple[float, float], delta: float, B: Shape) -> float:
+    """Another lower bound of the gap between ``B`` and the polygon ``A`` turning about
+    ``pivot`` by ``delta`` radians (both small polygons), in closed form: ``A``'s own
+    edge lines turn with it (``A`` lies behind each), and for each, the least signed
+    distance of ``B``'s vertices from it at any moment of the turn, the largest of
+    those over ``A``'s edges. Seen from the turning line a vertex of ``B`` at angle
+    ``b`` and distance ``rho`` from the pivot is at ``rho cos(b - g - t) - c`` after a
+    turn ``t`` (``g`` the edge normal's angle at the start, ``c`` the edge's offset from
+    the pivot along it, unchanged by the turn): least at an end of the turn, or
+    ``-rho - c`` where the vertex passes the direction straight against the normal.
+    At every moment ``B`` lies at least that far beyond the edge line, which bounds
+    the gap from below. (It settles a turn about a corner of ``B`` itself, where no
+    edge line of ``B`` keeps ``A`` on its far side all through: ``turn_gap_lower``.)"""
+    px, py = pivot
+    c, s = math.cos(delta), math.sin(delta)
+    rel = [(x - px, y - py) for x, y in B.vl()]
+    best = -math.inf
+    for ax, ay, _, amax in _shape_axes(A):
+        off = amax - (ax * px + ay * py)
+        g = math.atan2(ay, ax)
+        # the normal at the end of the turn
+        bx, by = c * ax - s * ay, s * ax + c * ay
+        least = math.inf
+        for dx, dy in rel:
+            d0 = ax * dx + ay * dy
+            d1 = bx * dx + by * dy
+            lo = d0 if d0 < d1 else d1
+            rho = math.hypot(dx, dy)
+            if rho > 0:
+                # the turn (same sign as delta) that brings the normal straight
+                # against the vertex's direction
+                b = math.atan2(dy, dx)
+                if delta >= 0:
+                    if ((b - g) - math.pi) % TWO_PI <= delta:
+                        lo = -rho
+                elif (math.pi - (b - g)) % TWO_PI <= -delta:
+                    lo = -rho
+            if lo - off < least:
+                least = lo - off
+        if least > best:
+            best = least
+    return best

@@ -80,6 +80,70 @@ def solve(ch: Block, fr: Facing, S: np.ndarray, D: np.ndarray) -> dict[str, np.n
             "raw_d1": raw1, "raw_d2": raw2, "par": par, "lat": lat}
 
 
+
+def _np_max(a: float, b: float) -> float:
+    """``np.maximum`` of two floats (the first when they compare equal, NaN kept)."""
+    return a if (a >= b or a != a) else b
+
+
+def _np_min(a: float, b: float) -> float:
+    """``np.minimum`` of two floats (the first when they compare equal, NaN kept)."""
+    return a if (a <= b or a != a) else b
+
+
+def _np_sign(x: float) -> float:
+    """``np.sign`` of a float (0.0 for either zero, NaN kept)."""
+    return 1.0 if x > 0 else -1.0 if x < 0 else 0.0 if x == 0 else x
+
+
+def solve_one(ch: Block, fr: Facing, s: float, delta: float
+              ) -> tuple[bool, float, float, float, float, float] | None:
+    """``solve`` for one offset and one align angle in plain floats: the same IEEE
+    operations in the same order as the array expression (each line below is one
+    line of ``solve``), so the same numbers bit for bit, without numpy's per-call
+    cost (the detour search asks one approach at a time). ``(ok, theta, d1, d2,
+    dist, xp)``; None when the inputs are not plain finite floats (the caller then
+    uses ``solve``)."""
+    S, D = float(s), float(delta)
+    if not (math.isfinite(S) and math.isfinite(D)):
+        return None
+    w, L = ch.width, fr.length
+    mx, my, tx, ty, nx, ny = fr._floats()
+    xp = _np_min(S + w / 2, L / 2) if D > 0 else _np_max(S - w / 2, -L / 2)
+    a = math.radians(-D)
+    c, sn = math.cos(a), math.sin(a)
+    vx = S - xp
+    px = xp + c * vx
+    py = sn * vx
+    Fx = mx + px * tx + py * nx
+    Fy = my + px * ty + py * ny
+    # numpy's float remainder is Python's (fmod, then the divisor's sign)
+    theta = (fr.psi - D - ch.facing + 180.0) % 360.0 - 180.0
+    ok = abs(theta) <= MAX_WHEEL + 1e-9
+    theta = _np_min(_np_max(theta, -MAX_WHEEL), MAX_WHEEL)
+    r1 = math.radians(ch.facing + theta)
+    f1x, f1y = math.cos(r1), math.sin(r1)
+    l1x, l1y = -f1y, f1x
+    f0x, f0y = ch._frame()
+    l0x, l0y = -f0y, f0x
+    sg = _np_sign(theta) * (w / 2)
+    F0x, F0y = float(ch.front[0]), float(ch.front[1])
+    Vx = Fx - F0x - sg * (l0x - l1x)
+    Vy = Fy - F0y - sg * (l0y - l1y)
+    det = f0x * f1y - f0y * f1x
+    par = abs(det) < 1e-12
+    safe = 1.0 if par else det
+    d1 = Vx * f0x + Vy * f0y if par else (Vx * f1y - Vy * f1x) / safe
+    d2 = 0.0 if par else (f0x * Vy - f0y * Vx) / safe
+    lat = f0x * Vy - f0y * Vx
+    ok = ok and not (par and abs(lat) > 1e-9)
+    ok = ok and (d1 >= -FEAS_TOL) and (d2 >= -FEAS_TOL)
+    d1 = _np_max(d1, 0.0)
+    d2 = _np_max(d2, 0.0)
+    dist = d1 + d2 + math.radians(abs(theta)) * w
+    return ok, theta, d1, d2, dist, xp
+
+
 def _deltas(ch: Block, fr: Facing) -> np.ndarray:
     """The special align angles: no align, no wheel at all, a wheel of exactly 90
     degrees, the largest align."""
@@ -201,6 +265,14 @@ class ReachTable:
     spans: list[tuple[float, float]] = field(default_factory=list)
 
     def union(self) -> list[tuple[float, float]]:
+        """The reachable offsets as disjoint intervals (worked out once per table: a
+        table is not changed once built; a copy of the list)."""
+        hit = self.__dict__.get("_union_cache")
+        if hit is None:
+            hit = self.__dict__["_union_cache"] = self._union()
+        return list(hit)
+
+    def _union(self) -> list[tuple[float, float]]:
         iv = sorted(list(zip(self.A.tolist(), self.B.tolist(), strict=True)) + list(self.spans))
         out: list[tuple[float, float]] = []
         for a, b in iv:
@@ -213,6 +285,23 @@ class ReachTable:
     def deltas_at(self, s: float) -> np.ndarray:
         m = (self.A - 1e-9 <= s) & (s <= self.B + 1e-9)
         return np.unique(self.D[m])
+
+    def plain_rows(self) -> list[tuple[float, float, float]] | None:
+        """The rows as plain floats ``(A - 1e-9, B + 1e-9, D)``, the very bounds
+        ``deltas_at`` compares with, for ``charge.align_angles``; None when an align
+        angle is NaN or a negative zero (there ``np.unique``'s pick among values that
+        compare equal would matter). Worked out once per table."""
+        rows = self.__dict__.get("_plain_rows", False)
+        if rows is False:
+            D = self.D.tolist()
+            if any(d != d or (d == 0 and math.copysign(1.0, d) < 0) for d in D):
+                rows = None
+            else:
+                lo = (self.A - 1e-9).tolist()
+                hi = (self.B + 1e-9).tolist()
+                rows = list(zip(lo, hi, D, strict=True))
+            self.__dict__["_plain_rows"] = rows
+        return rows
 
     def contains(self, s: float) -> bool:
         return bool(np.any((self.A - 1e-9 <= s) & (s <= self.B + 1e-9)))

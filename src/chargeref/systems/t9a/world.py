@@ -24,6 +24,7 @@ from .geom import (
     rot_sweep_gap_v,
     sweep_translate,
     turn_gap_lower,
+    turn_gap_lower_own,
     unit,
 )
 from .memo import table as memo_table
@@ -337,10 +338,14 @@ class World:
         # e.g. an align turn onto the charged facing, which never crosses that
         # facing's line): every value the exact sweep can give is at least that bound
         # less rounding, so when the bound less 1e-9 passes, the exact test passes
+        # (``turn_gap_lower_own``: the same with the turning polygon's own edge lines,
+        # e.g. an align turn about the charged unit's corner)
         assert sh.V is not None
-        if ob.shape.kind == "poly" and ob.shape.V is not None and len(sh.V) <= 8 and len(ob.shape.V) <= 8 and ob.ok(
-                turn_gap_lower(sh, (float(piv[0]), float(piv[1])), ang, ob.shape) - TURN_BOUND_SLACK):
-            return True, math.inf
+        if ob.shape.kind == "poly" and ob.shape.V is not None and len(sh.V) <= 8 and len(ob.shape.V) <= 8:
+            p = (float(piv[0]), float(piv[1]))
+            if ob.ok(turn_gap_lower(sh, p, ang, ob.shape) - TURN_BOUND_SLACK) or ob.ok(
+                    turn_gap_lower_own(sh, p, ang, ob.shape) - TURN_BOUND_SLACK):
+                return True, math.inf
         g = rot_sweep_gap_v(sh, piv, ang, ob.shape)
         return ob.ok(g), g
 
