@@ -171,11 +171,11 @@ class CostBook:
         self.exact[mid] = buf[1][:n1]
         self.pending[mid] = buf[2][:n1]
 
-    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray:
+    def _usable_rows(self, ms: list[Model], start: int, R: float, with_costs: bool = False):  # noqa: ANN201
         """For models ms of one shape, each row: the bank spots from ``start`` on that
         the model may use within R (fits, cost within R, and ends closer where that is
         required). The same comparisons as the search's per-model test, for every model
-        at once (perf)."""
+        at once (perf). ``with_costs``: also the costs of those spots, one row per model."""
         b = self.banks[self.keys[ms[0].id]]
         n = len(b.pts)
         C = np.stack([self.costs[m.id][start:n] for m in ms])
@@ -189,7 +189,7 @@ class CostBook:
                 g = self._closer_of.get(m.id)
                 if g is not None and g.n == start:
                     g.extend(row)  # the rows the per-model test gives (see closer)
-        return u
+        return (u, C) if with_costs else u
 
     def _closer_basis(self) -> dict:
         """The kept ``closer`` arrays, forgotten when the start distances they were
