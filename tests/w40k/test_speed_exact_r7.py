@@ -152,3 +152,136 @@ def test_score_rows_best_is_the_per_model_argmax(seed: int, k: int, n: int, toke
     w = 1.0
     rows.reweigh(w, costs)
     check()
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(seed=st.integers(0, 10_000), reach=st.sampled_from([3.0, 12.0]))
+@example(seed=0, reach=12.0)
+@example(seed=7, reach=3.0)
+def test_one_pair_is_the_windowed_verdict(seed: int, reach: float) -> None:
+    """clear_within with one (start, goal) pair (plain floats, _pair_blocked) gives the
+    verdict of the same pair asked among others (the cone windows and numpy's triples)
+    and of clear_many, for goals that pass discs a hair either side of the clearance
+    limit r + radius - EPS, starts inside a disc and a goal on the start."""
+    from test_speed_exact import _disc_lines
+
+    from chargeref.systems.w40k.solver_base import EPS
+
+    rng = np.random.default_rng(seed)
+    lines = _disc_lines(rng)
+    r = 0.6
+    S = rng.uniform(0, 20, (3, 2))
+    S[1] = lines.dc[0]  # inside a disc
+    goals = [rng.uniform(0, 20, 2) for _ in range(6)] + [S[0].copy()]
+    # goals whose straight move passes disc k at the clearance limit, and a hair inside
+    # or outside it: the perpendicular foot of the disc's centre on the move
+    for k in range(3):
+        c, rho = lines.dc[k], r + float(lines.dr[k]) - EPS
+        for gap in (0.0, 1e-12, -1e-12, 1e-9, -1e-9):
+            u = c - S[2]
+            L = float(np.hypot(*u))
+            if L <= rho + 1e-6:
+                continue
+            u /= L
+            nrm = np.array([-u[1], u[0]])
+            goals.append(c + nrm * (rho + gap) + u * 2.0)  # the move's closest point lies before the goal
+    P = np.array(goals)
+    for i in range(len(S)):
+        for j in range(len(P)):
+            one = np.zeros((len(S), len(P)), dtype=bool)
+            one[i, j] = True
+            got = lines.clear_within(S, r, P, one, reach)
+            assert got.sum() <= 1
+            two = one.copy()
+            two[(i + 1) % len(S), (j + 1) % len(P)] = True  # asked among others: the windowed path
+            ref = lines.clear_within(S, r, P, two, reach)
+            assert got[i, j] == ref[i, j]
+            if float(np.hypot(*(P[j] - S[i]))) <= reach:
+                assert got[i, j] == lines.clear_many(S[i : i + 1], r, P[j : j + 1])[0, 0]
+
+
+def test_one_pair_at_the_threshold() -> None:
+    """A move passing a disc exactly at the clearance limit is clear on the one-pair
+    path, 1e-3 closer it is blocked."""
+    from chargeref.geometry.paths import Barrier
+    from chargeref.geometry.shapes import Disc, Footprint
+    from chargeref.systems.w40k.solver import StraightLines
+    from chargeref.systems.w40k.solver_base import EPS
+
+    lines = StraightLines([Barrier(Footprint((Disc((5.0, 0.0), 1.0),)), None, "d")])
+    r = 0.5
+    edge = r + 1.0 - EPS
+    for y, clear in ((edge, True), (edge - 1e-3, False)):
+        S = np.array([[0.0, y]])
+        P = np.array([[10.0, y]])
+        assert bool(lines.clear_within(S, r, P, np.ones((1, 1), dtype=bool), 12.0)[0, 0]) is clear
+
+
+@pytest.mark.parametrize("case", ["walls", "thirty"])
+def test_kept_others_are_the_fresh_arrays(case: str) -> None:
+    """_fits_among_others with the other models' arrays taken once per problem gives
+    the verdicts of taking them afresh on every call (a problem whose memo is dropped
+    before each call), on spots round every other model."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.world import build_world
+
+    make, targets, roll = _CASES[case]
+    system = find_system("40k")
+    world = build_world(scenario_from_data(make()))
+    prob = system._problem(world, ChargeRequest(charger="A", targets=targets, roll=int(roll)))
+    rng = np.random.default_rng(3)
+    m = prob.models[0]
+    C = np.array([o.xy for o in prob.other_models])
+    pts = np.vstack([C + rng.uniform(-3, 3, C.shape) for _ in range(20)])
+    z = np.zeros(len(pts))
+    kept = [prob._fits_among_others(m, pts, z) for _ in range(2)]
+    prob.__dict__.pop("_others_memo", None)
+    fresh = prob._fits_among_others(m, pts, z)
+    # the plain test, model by model: no overlap, out of non-targets' engagement range
+    from chargeref.systems.w40k.solver_base import EPS, OUT_MARGIN, sd_many
+
+    r = prob.w.rules
+    nt = {o.id for o in prob.nontarget_models}
+    plain = np.ones(len(pts), dtype=bool)
+    for o in prob.other_models:
+        sd = sd_many(m.fp, pts, o.fp)
+        bad = (sd < -EPS) & (np.abs(z - o.z) <= 1e-9)
+        if o.id in nt:
+            bad |= (sd <= r.er + OUT_MARGIN) & (np.abs(z - o.z) <= r.er_v + OUT_MARGIN)
+        plain &= ~bad
+    assert np.array_equal(kept[0], fresh) and np.array_equal(kept[1], fresh)
+    assert np.array_equal(fresh, plain)
+    assert fresh.any() and not fresh.all()
+
+
+@pytest.mark.parametrize("case", ["open", "walls", "thirty"])
+def test_bank_buffers_are_concatenation(case: str, monkeypatch) -> None:  # noqa: ANN001
+    """Banks grown in doubling buffers (ChargeProblem._bank_appended) leave the state
+    that concatenating every growth leaves: the same needed roll, placement, banks and
+    costs, bit for bit; and an older bank keeps its values when later rows are written."""
+    from chargeref.systems.w40k.solver import BANK_FIELDS, Bank, ChargeProblem
+
+    make, targets, roll = _CASES[case]
+    kept = _charge_state(make(), targets, roll, {})
+    seen: list[tuple[Bank, list[np.ndarray]]] = []
+    real = ChargeProblem._bank_appended
+
+    def checked(self, key, nb):  # noqa: ANN001, ANN202
+        old = self.banks[key]
+        seen.append((old, [np.array(getattr(old, f)) for f in BANK_FIELDS]))
+        return real(self, key, nb)
+
+    monkeypatch.setattr(ChargeProblem, "_bank_appended", checked)
+    again = _charge_state(make(), targets, roll, {})
+    _same_state(kept, again)
+    assert len(seen) > 10
+    for bank, values in seen:  # written past their length, never inside it
+        assert all(np.array_equal(getattr(bank, f), v) for f, v in zip(BANK_FIELDS, values, strict=True))
+
+    def concatenated(self, key, nb):  # noqa: ANN001, ANN202
+        b = self.banks[key]
+        return Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in BANK_FIELDS))
+
+    monkeypatch.setattr(ChargeProblem, "_bank_appended", concatenated)
+    plain = _charge_state(make(), targets, roll, {})
+    _same_state(kept, plain)

@@ -154,19 +154,26 @@ class BankBuilder:
         ok = np.ones(len(pts), dtype=bool)
         if len(self.other_models) == 0:
             return ok
-        if m.fp.is_disc and self.o_disc.any():
+        # perf: the round other models' centres, radii, levels and non-target flags,
+        # the others and the non-target ids, taken once per problem (they do not change)
+        memo = self.__dict__.get("_others_memo")
+        if memo is None:
+            d = self.o_disc
+            memo = self._others_memo = (
+                self.o_c[d], self.o_r[d][None], self.o_z[d][None], self.o_nt[d][None],
+                [o for o, dd in zip(self.other_models, d, strict=True) if not dd], {o.id for o in self.nontarget_models},
+            )
+        oc, orr, oz, ont, rest_nd, nt_ids = memo
+        if m.fp.is_disc and len(oc):
             rm = m.fp.radius
-            C = self.o_c[self.o_disc]
-            sd = pair_norm(pts, C) - rm - self.o_r[self.o_disc][None]
-            dz = np.abs(z[:, None] - self.o_z[self.o_disc][None])
+            sd = pair_norm(pts, oc) - rm - orr
+            dz = np.abs(z[:, None] - oz)
             bad = (sd < -EPS) & (dz <= 1e-9)
-            nt = self.o_nt[self.o_disc][None]
-            bad |= nt & (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
+            bad |= ont & (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
             ok &= ~bad.any(axis=1)
-            rest = [o for o, d in zip(self.other_models, self.o_disc, strict=True) if not d]
+            rest = rest_nd
         else:
             rest = self.other_models
-        nt_ids = {o.id for o in self.nontarget_models}
         for o in rest:
             idx = np.nonzero(ok)[0]
             if len(idx) == 0:

@@ -184,11 +184,8 @@ class CostBook:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
             closer = np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
             u &= closer
-            self._closer_basis()
-            for m, row in zip(ms, closer, strict=True):
-                g = self._closer_of.get(m.id)
-                if g is not None and g.n == start:
-                    g.extend(row)  # the rows the per-model test gives (see closer)
+            # (the kept ``closer`` arrays are not extended here: closer() extends them
+            # when asked, with the same comparison row by row)
         return (u, C) if with_costs else u
 
     def _closer_basis(self) -> dict:

@@ -82,6 +82,9 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
 from .spots import SpotBuilder
 from .world import Model, World
 
+#: the fields of a Bank, in order
+BANK_FIELDS = ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")
+
 
 class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
     """One declared charge of ``unit`` against ``targets`` in ``world``.
@@ -268,11 +271,36 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
                 # and a bank's rows are independent of each other, so the kept spots
                 # keep their order and every value: the same spot wins every choice.
                 nb = memo[(key, state)] = self._bank(rep, pts, drop=True)
-            b = self.banks[key]
-            start = len(b.pts)
-            self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
+            start = len(self.banks[key].pts)
+            self.banks[key] = self._bank_appended(key, nb)
             # every model of the shape gets costs (later orders of play may use them)
             self._costs_batch(self._of_shape[key], self.banks[key], start)
+
+    def _bank_appended(self, key: tuple, nb: Bank) -> Bank:
+        """The bank of shape ``key`` with the rows of ``nb`` after its own: the values
+        concatenation gives. perf: every field lives in a buffer that doubles when full,
+        and the bank's fields are views of the filled part, so a growth writes only its
+        new rows. Exact: nothing writes into a bank's arrays (a bank is replaced, never
+        changed), and a new bank's rows past the old length are written before anyone
+        sees them, so an older bank's views keep their values."""
+        b = self.banks[key]
+        n0, n1 = len(b.pts), len(b.pts) + len(nb.pts)
+        bufs = self.__dict__.setdefault("_bank_bufs", {})
+        buf = bufs.get(key)
+        if buf is None or b.pts.base is not buf[0] or len(buf[0]) < n1 or any(
+            getattr(b, f).base is not a or len(getattr(b, f)) != n0 for f, a in zip(BANK_FIELDS, buf, strict=True)
+        ):
+            cap = max(n1, 2 * n0, 64)
+            buf = []
+            for f in BANK_FIELDS:
+                old = getattr(b, f)
+                a = np.empty((cap, *old.shape[1:]), dtype=np.result_type(old, getattr(nb, f)))
+                a[:n0] = old
+                buf.append(a)
+            buf = bufs[key] = tuple(buf)
+        for f, a in zip(BANK_FIELDS, buf, strict=True):
+            a[n0:n1] = getattr(nb, f)
+        return Bank(*(a[:n1] for a in buf))
 
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
@@ -451,8 +479,9 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
         by_id = {m.id: m for m in self.models}
         # dynamic state lives on the banks (it depends only on spot geometry):
         # overlap with a placed model, and the number of coherency links to placed ones
-        overlap = {k: np.zeros(len(b.pts), dtype=bool) for k, b in self.banks.items()}
-        links = {k: np.zeros(len(b.pts), dtype=int) for k, b in self.banks.items()}
+        # (perf: Growing buffers, so a bank's growth appends instead of copying)
+        overlap = {k: Growing(np.zeros(len(b.pts), dtype=bool)) for k, b in self.banks.items()}
+        links = {k: Growing(np.zeros(len(b.pts), dtype=int)) for k, b in self.banks.items()}
         placed: list[str] = []
         pos: dict[str, np.ndarray] = {}
         zz: dict[str, float] = {}
@@ -497,7 +526,7 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             w = 1.0 if least else (1e-3 if unen.any() else 1.0)
             picks: dict[str, tuple[int, float]] = {}
             for k, b in self.banks.items():
-                free = ~overlap[k] & (links[k] >= need)
+                free = ~overlap[k].a & (links[k].a >= need)
                 # perf: the terms that depend only on the spots are kept per bank (and
                 # per phase of the score) and extended as the bank grows (_rows)
                 normal_any = self._rows((k, "normal"), b, _normal_rows)
@@ -602,11 +631,11 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
                 if extra:
                     # state of the new spots against models placed before this one
                     no, nl = self._against(self.rep[k], bb.pts[s0:], bb.z[s0:], [(by_id[q], pos[q], zz[q]) for q in placed[:-1]])
-                    overlap[k] = np.concatenate([overlap[k], no])
-                    links[k] = np.concatenate([links[k], nl])
+                    overlap[k].extend(no)
+                    links[k].extend(nl)
                 # every spot against the newly placed model
                 rep = self.rep[k]
-                mark_against(overlap[k], links[k], self._sd_at(rep, bb.pts, pm, pos[mid]), bb.z, zz[mid], r.coh, r.coh_v)
+                mark_against(overlap[k].a, links[k].a, self._sd_at(rep, bb.pts, pm, pos[mid]), bb.z, zz[mid], r.coh, r.coh_v)
             # perf: the models that are still to place, grouped by shape and by how many
             # spots they have already judged, get their new spots judged at once
             for k, dg in list(dense.items()):
