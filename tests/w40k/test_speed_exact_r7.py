@@ -285,3 +285,49 @@ def test_bank_buffers_are_concatenation(case: str, monkeypatch) -> None:  # noqa
     monkeypatch.setattr(ChargeProblem, "_bank_appended", concatenated)
     plain = _charge_state(make(), targets, roll, {})
     _same_state(kept, plain)
+
+
+@pytest.mark.parametrize("levels", ["ground", "raised", "model_raised"])
+def test_cost_rows_skip_the_zero_climb(levels: str) -> None:
+    """_costs_batch's straight costs for round bases are the plain expression
+    where(fits and within the cap, length, inf) + climb (the height change when over
+    the free climb, else 0.0): on the ground the 0.0 is not added, which changes no
+    bit; off the ground the climb is added, at the free climb, a hair over it and 1e-3
+    over it."""
+    from chargeref import ChargeRequest, find_system, scenario_from_data
+    from chargeref.systems.w40k.solver import EPS, Bank, pair_norm
+    from chargeref.systems.w40k.world import build_world
+
+    world = build_world(scenario_from_data(_open_scenario()))
+    prob = find_system("40k")._problem(world, ChargeRequest(charger="A", targets=("B",), roll=9))
+    key = next(iter(prob.banks))
+    ms = prob._of_shape[key]
+    if levels == "model_raised":  # the same models a level up (their rows are taken afresh)
+        from dataclasses import replace
+
+        ms = [replace(m, z=0.25) for m in ms]
+        prob.__dict__.pop("_starts_memo", None)
+    start = len(prob.costs[ms[0].id])
+    rng = np.random.default_rng(1)
+    k = 40
+    pts = np.vstack([np.zeros((start, 2)), ms[0].xy + rng.uniform(-14, 14, (k, 2))])
+    pts[start] = ms[0].xy  # no move at all: a length of +0.0
+    thr = prob.w.rules.climb_free
+    z = np.zeros(start + k)
+    if levels == "raised":
+        z[start:] = rng.choice([0.0, thr, thr + 1e-12, thr + 2e-12, thr + 1e-3, 3.0], k)
+    ok = np.ones(start + k, dtype=bool)
+    ok[start + 1 :: 7] = False
+    nT = len(prob.targets)
+    bank = Bank(pts, z, ok, ok, np.zeros((start + k, nT), dtype=bool), np.zeros((start + k, nT)),
+                np.zeros((start + k, nT), dtype=bool), np.zeros((start + k, nT), dtype=bool))
+    prob._costs_batch(ms, bank, start)
+    S = np.array([m.xy for m in ms])
+    d = pair_norm(S, pts[start:])
+    cand = ok[None, start:] & (d <= prob.cap + EPS)
+    dz = np.abs(z[start:][None, :] - np.array([m.z for m in ms])[:, None])
+    plain = np.where(cand, d, np.inf) + np.where(dz > thr + 1e-12, dz, 0.0)
+    for i, m in enumerate(ms):
+        got = prob.costs[m.id][start:]
+        assert np.array_equal(got, plain[i])
+        assert np.array_equal(np.signbit(got), np.signbit(plain[i]))

@@ -78,7 +78,13 @@ class CostBook:
         pts = bank.pts[start:]
         ok = bank.ok[start:]
         if ms[0].fp.is_disc and len(pts) and not self.sky:
-            S = np.array([m.xy for m in ms])
+            # perf: the models' starts and levels, taken once per group of models
+            memo = self.__dict__.setdefault("_starts_memo", {})
+            ids = tuple(m.id for m in ms)
+            hit = memo.get(ids)
+            if hit is None:
+                hit = memo[ids] = (np.array([m.xy for m in ms]), np.array([m.z for m in ms]))
+            S, Zm = hit
             d = pair_norm(S, pts)
             cand = ok[None, :] & (d <= self.cap + EPS)
             thr = self.w.rules.climb_free
@@ -88,9 +94,13 @@ class CostBook:
             # Which of the two it is, is asked only then too (_settle): the cost is the
             # same number either way, and the straight-line test of a (start, spot) pair
             # does not depend on the other pairs asked with it (clear_within).
-            dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
-            vert = np.where(dz > thr + 1e-12, dz, 0.0)
-            cost = np.where(cand, d, np.inf) + vert
+            cost = np.where(cand, d, np.inf)
+            zs = bank.z[start:]
+            if Zm.any() or zs.any() or 0.0 > thr + 1e-12:
+                dz = np.abs(zs[None, :] - Zm[:, None])
+                cost = cost + np.where(dz > thr + 1e-12, dz, 0.0)
+            # (else every level is the ground: the climb term is 0.0 everywhere, and a
+            # length (>= +0.0) or inf plus 0.0 is itself, so it is not added)
             self._append_rows(ms, cost, ~cand, cand)
         else:
             cost = np.stack([self._costs(m, bank, start) for m in ms])
