@@ -196,6 +196,7 @@ def test_one_pair_is_the_windowed_verdict(seed: int, reach: float) -> None:
             two[(i + 1) % len(S), (j + 1) % len(P)] = True  # asked among others: the windowed path
             ref = lines.clear_within(S, r, P, two, reach)
             assert got[i, j] == ref[i, j]
+            assert lines.clear_one(S[i : i + 1], r, P[j], reach) == bool(ref[i, j])
             if float(np.hypot(*(P[j] - S[i]))) <= reach:
                 assert got[i, j] == lines.clear_many(S[i : i + 1], r, P[j : j + 1])[0, 0]
 
@@ -331,3 +332,23 @@ def test_cost_rows_skip_the_zero_climb(levels: str) -> None:
         got = prob.costs[m.id][start:]
         assert np.array_equal(got, plain[i])
         assert np.array_equal(np.signbit(got), np.signbit(plain[i]))
+
+
+def test_clear_one_with_walls_is_clear_many() -> None:
+    """clear_one where the barriers hold polygons (walls) gives clear_within's verdict
+    (clear_many), for moves that cross a wall, pass its end and stay clear."""
+    from chargeref.geometry.paths import Barrier
+    from chargeref.geometry.shapes import ConvexPolygon, Disc, Footprint
+    from chargeref.systems.w40k.solver import StraightLines
+
+    wall = ConvexPolygon(np.array([[4.0, -1.0], [4.2, -1.0], [4.2, 1.0], [4.0, 1.0]]))
+    lines = StraightLines([Barrier(Footprint((wall,)), None, "w"), Barrier(Footprint((Disc((8.0, 3.0), 0.5),)), None, "d")])
+    S = np.array([[0.0, 0.0]])
+    r = 0.5
+    seen = set()
+    for goal in ([8.0, 0.0], [8.0, 1.5 + 1e-3], [8.0, 1.5], [0.0, 5.0], [8.0, 4.2], [3.0, 0.0]):
+        g = np.array(goal)
+        want = bool(lines.clear_within(S, r, g[None], np.ones((1, 1), dtype=bool), 12.0)[0, 0])
+        assert lines.clear_one(S, r, g, 12.0) == want
+        seen.add(want)
+    assert seen == {True, False}

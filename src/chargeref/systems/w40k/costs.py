@@ -229,6 +229,14 @@ class CostBook:
             return
         b = self.banks[self.keys[m.id]]
         S = np.array([m.xy])
+        if len(pend) == 1:
+            # perf: one spot (the search settles its chosen one): clear_within's verdict
+            # of the one pair, without its arrays
+            i = int(pend[0])
+            if self.straight.clear_one(S, m.fp.radius, b.pts[i], self.cap + EPS):
+                self.exact[m.id][i] = True
+            self.pending[m.id][i] = False
+            return
         clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + EPS)[0]
         self.exact[m.id][pend[clear]] = True
         self.pending[m.id][pend] = False

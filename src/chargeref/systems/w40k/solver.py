@@ -613,7 +613,8 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             pos[mid] = b.pts[i].copy()
             zz[mid] = float(b.z[i])
             cost[mid] = float(self.costs[mid][i])
-            eng = self.engages(b, tokens)[i]
+            # (row i of engages(b, tokens), without the whole bank's matrix)
+            eng = (b.er[i] | b.bar[i] | b.tok[i]) if tokens else (b.er[i] | b.bar[i])
             engaged |= eng
             if not (b.er[i].any() or b.bar[i].any()) and b.tok[i].any() and tokens:
                 via[mid] = "token"

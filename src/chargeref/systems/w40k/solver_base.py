@@ -396,6 +396,16 @@ class StraightLines:
         out[si[blocked], pj[blocked]] = False
         return out
 
+    def clear_one(self, S: np.ndarray, r: float, p: np.ndarray, reach: float) -> bool:
+        """``clear_within(S, r, p[None], ones, reach)[0, 0]`` for one start S (1, 2) and
+        one goal: the same verdict (the one-pair path below, or clear_many where
+        clear_within takes it)."""
+        if len(self.polys) or len(self.oc):
+            return bool(self.clear_many(S, r, np.asarray(p, dtype=float).reshape(1, 2))[0, 0])
+        if len(self.dc) == 0:
+            return True
+        return not self._pair_blocked(S, 0, float(p[0]), float(p[1]), r, reach)
+
     def _pair_blocked(self, S: np.ndarray, i: int, px: float, py: float, r: float, reach: float) -> bool:
         """Does some disc block the move from start S[i] to (px, py)? The arithmetic of
         _triples_block in plain floats (Python's float operations are numpy's float64
