@@ -24,7 +24,18 @@ def _thirty_scenario() -> dict:
             "units": [_block_unit("A", 1, 15, 8, 30, 10), _block_unit("B", 2, 17, 19, 10, 10)]}
 
 
+def _mixed_scenario() -> dict:
+    """Ten models of two base sizes charging ten: two shapes, each with its own rows
+    (one shape's models can all be placed while the other's still wait)."""
+    a = _block_unit("A", 1, 22, 10, 10, 5)
+    for i, m in enumerate(a["models"]):
+        m["base"] = {"round": 25 if i % 3 else 40}
+    return {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "terrain": [],
+            "units": [a, _block_unit("B", 2, 22.5, 19.5, 10, 5)]}
+
+
 _CASES = {
+    "mixed": (_mixed_scenario, ("B",), 9.0),
     "open": (_open_scenario, ("B",), 9.0),
     "oval": (_oval_scenario, ("M",), 8.0),
     "walls": (lambda: _walls_scenario(0.0), ("B", "C"), 12.0),

@@ -641,7 +641,7 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             # spots they have already judged, get their new spots judged at once
             for k, dg in list(dense.items()):
                 nb = len(self.banks[k].pts)
-                if nb > dg.n:
+                if nb > dg.n and dg.ids:  # (a shape whose models are all placed waits no more)
                     ms_k = [by_id[q] for q in dg.ids]
                     rows, C = self._usable_rows(ms_k, dg.n, R, with_costs=True)
                     dg.extend(rows, C)
