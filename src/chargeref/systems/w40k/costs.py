@@ -78,7 +78,13 @@ class CostBook:
         pts = bank.pts[start:]
         ok = bank.ok[start:]
         if ms[0].fp.is_disc and len(pts) and not self.sky:
-            S = np.array([m.xy for m in ms])
+            # perf: the models' starts and levels, taken once per group of models
+            memo = self.__dict__.setdefault("_starts_memo", {})
+            ids = tuple(m.id for m in ms)
+            hit = memo.get(ids)
+            if hit is None:
+                hit = memo[ids] = (np.array([m.xy for m in ms]), np.array([m.z for m in ms]))
+            S, Zm = hit
             d = pair_norm(S, pts)
             cand = ok[None, :] & (d <= self.cap + BUDGET_SLACK)
             thr = self.w.rules.climb_free
@@ -88,9 +94,13 @@ class CostBook:
             # Which of the two it is, is asked only then too (_settle): the cost is the
             # same number either way, and the straight-line test of a (start, spot) pair
             # does not depend on the other pairs asked with it (clear_within).
-            dz = np.abs(bank.z[start:][None, :] - np.array([m.z for m in ms])[:, None])
-            vert = np.where(dz > thr + 1e-12, dz, 0.0)
-            cost = np.where(cand, d, np.inf) + vert
+            cost = np.where(cand, d, np.inf)
+            zs = bank.z[start:]
+            if Zm.any() or zs.any() or 0.0 > thr + 1e-12:
+                dz = np.abs(zs[None, :] - Zm[:, None])
+                cost = cost + np.where(dz > thr + 1e-12, dz, 0.0)
+            # (else every level is the ground: the climb term is 0.0 everywhere, and a
+            # length (>= +0.0) or inf plus 0.0 is itself, so it is not added)
             self._append_rows(ms, cost, ~cand, cand)
         else:
             cost = np.stack([self._costs(m, bank, start) for m in ms])
@@ -171,11 +181,11 @@ class CostBook:
         self.exact[mid] = buf[1][:n1]
         self.pending[mid] = buf[2][:n1]
 
-    def _usable_rows(self, ms: list[Model], start: int, R: float) -> np.ndarray:
+    def _usable_rows(self, ms: list[Model], start: int, R: float, with_costs: bool = False):  # noqa: ANN201
         """For models ms of one shape, each row: the bank spots from ``start`` on that
         the model may use within R (fits, cost within R, and ends closer where that is
         required). The same comparisons as the search's per-model test, for every model
-        at once (perf)."""
+        at once (perf). ``with_costs``: also the costs of those spots, one row per model."""
         b = self.banks[self.keys[ms[0].id]]
         n = len(b.pts)
         C = np.stack([self.costs[m.id][start:n] for m in ms])
@@ -184,12 +194,9 @@ class CostBook:
             sd = self.start_dist[[self.index[m.id] for m in ms]] - OUT_MARGIN
             closer = np.any(b.dist[start:n][None, :, :] < sd[:, None, :], axis=2)
             u &= closer
-            self._closer_basis()
-            for m, row in zip(ms, closer, strict=True):
-                g = self._closer_of.get(m.id)
-                if g is not None and g.n == start:
-                    g.extend(row)  # the rows the per-model test gives (see closer)
-        return u
+            # (the kept ``closer`` arrays are not extended here: closer() extends them
+            # when asked, with the same comparison row by row)
+        return (u, C) if with_costs else u
 
     def _closer_basis(self) -> dict:
         """The kept ``closer`` arrays, forgotten when the start distances they were
@@ -222,6 +229,14 @@ class CostBook:
             return
         b = self.banks[self.keys[m.id]]
         S = np.array([m.xy])
+        if len(pend) == 1:
+            # perf: one spot (the search settles its chosen one): clear_within's verdict
+            # of the one pair, without its arrays
+            i = int(pend[0])
+            if self.straight.clear_one(S, m.fp.radius, b.pts[i], self.cap + BUDGET_SLACK):
+                self.exact[m.id][i] = True
+            self.pending[m.id][i] = False
+            return
         clear = self.straight.clear_within(S, m.fp.radius, b.pts[pend], np.ones((1, len(pend)), dtype=bool), self.cap + BUDGET_SLACK)[0]
         self.exact[m.id][pend[clear]] = True
         self.pending[m.id][pend] = False

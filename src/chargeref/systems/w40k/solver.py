@@ -25,7 +25,9 @@ freedom to choose the order of models used to make the charge succeed:
 
 The module is split by responsibility: ``solver_base.py`` holds the values (banks,
 placements) and plain geometry (many-spot distances, straight-line clearance, the
-coherency tests), ``spots.py`` the candidate construction (a mixin), ``refine.py`` the
+coherency tests), ``spots.py`` the candidate construction (a mixin), ``banks.py`` what
+each candidate spot is worth to every base of a shape (a mixin: fits, contact, range,
+fighting across), ``score_rows.py`` the search's score terms as matrix rows, ``refine.py`` the
 judging and improvement of a placement (a mixin: engagement, unit-level checks, the
 base-contact and within-1" passes, held-back models, contacts), and this file the
 problem and the search itself (banks, costs, orders of play).
@@ -44,9 +46,11 @@ import numpy as np
 from ... import budget
 from ...geometry.paths import Planner
 from ...geometry.shapes import TOL, ConvexPolygon, Footprint
+from .banks import BankBuilder
 from .costs import CostBook
 from .moves import MoveRules, charge_rules
 from .refine import Refiner
+from .score_rows import DENSE_CELLS, ScoreRows
 from .solver_base import (  # noqa: F401  (re-exported: the placement values live there)
     BUDGET_SLACK,
     BUDGET_TARGETS,
@@ -81,8 +85,11 @@ from .solver_base import (  # noqa: F401  (re-exported: the placement values liv
 from .spots import SpotBuilder
 from .world import Model, World
 
+#: the fields of a Bank, in order
+BANK_FIELDS = ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")
 
-class ChargeProblem(SpotBuilder, Refiner, CostBook):
+
+class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
     """One declared charge of ``unit`` against ``targets`` in ``world``.
 
     Built once; ``solve(R)`` answers for any roll R up to ``cap``.
@@ -242,160 +249,6 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         return f
 
     # ------------------------------------------------------------------ constructed spots
-    def _bank(self, m: Model, pts: np.ndarray, z: np.ndarray | None = None, drop: bool = False) -> Bank:
-        """Everything about spots that depends only on the base's shape (``z``: the
-        level of each spot, the ground by default). ``drop``: leave out the spots where
-        the base does not fit (see grow)."""
-        w = self.w
-        r = w.rules
-        k = len(pts)
-        nT = len(self.targets)
-        z = w.ground_z(pts) if z is None else z
-        ok = np.ones(k, dtype=bool)
-        for part in m.fp.parts:  # wholly on the board
-            off = part.support(np.array([[1.0, 0], [-1.0, 0], [0, 1.0], [0, -1.0]])) - m.xy
-            ok &= (pts[:, 0] + off[0, 0] <= w.board[0] + EPS) & (pts[:, 0] + off[1, 0] >= -EPS)
-            ok &= (pts[:, 1] + off[2, 1] <= w.board[1] + EPS) & (pts[:, 1] + off[3, 1] >= -EPS)
-        if self.blockers and k:  # terrain no base may end on
-            # perf: the enclosing-circle test of every blocker at once (pair_norm is the
-            # same bits as the norm of each difference); the exact test only where a
-            # spot still fits and its base's circle reaches the blocker's
-            BC, BR = self._blocker_circles
-            near = pair_norm(pts, BC) <= BR[None, :] + m.fp.radius + 1e-9
-            for j in np.flatnonzero(near.any(axis=0)):
-                sub = np.flatnonzero(ok & near[:, j])
-                if len(sub):
-                    ok[sub] &= sd_many(m.fp, pts[sub], self.blockers[j].fp) >= -EPS
-        ok &= self._fits_among_others(m, pts, z)
-        if drop:
-            keep = np.flatnonzero(ok)
-            pts, z, ok = pts[keep], z[keep], ok[keep]
-            k = len(pts)
-        contact = np.zeros(k, dtype=bool)
-        er = np.zeros((k, nT), dtype=bool)
-        dist = np.full((k, nT), np.inf)
-        if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
-            # all round: one matrix of exact distances
-            SD = pair_norm(pts, self.t_c) - m.fp.radius - self.t_r[None]
-            DZ = np.abs(z[:, None] - self.t_z[None])
-            contact = np.any((SD <= EPS) & (DZ <= 1e-9), axis=1)
-            ERM = (SD <= r.er + EPS) & (DZ <= r.er_v)
-            SDp = np.maximum(SD, 0.0)
-            for j in range(nT):
-                cols = self.target_col == j
-                er[:, j] = ERM[:, cols].any(axis=1)
-                dist[:, j] = SDp[:, cols].min(axis=1)
-        else:
-            for t, j in zip(self.all_targets, self.target_col, strict=True):
-                sd = sd_many(m.fp, pts, t.fp)
-                dz = np.abs(z - t.z)
-                contact |= (sd <= EPS) & (dz <= 1e-9)
-                er[:, j] |= (sd <= r.er + EPS) & (dz <= r.er_v)
-                dist[:, j] = np.minimum(dist[:, j], np.maximum(sd, 0.0))
-        tok = np.zeros((k, nT), dtype=bool)
-        bar = np.zeros((k, nT), dtype=bool)
-        two = 2.0 * r.inch
-        for part, _, kind in self.across:
-            # touching the feature (as close as it can be) ...
-            if m.fp.is_disc and k:
-                # perf: only bases whose circle comes within EPS of the part's enclosing
-                # circle can touch it (the distance between the two is at least the
-                # centre distance less both radii; 1e-9 more covers the rounding)
-                touch = np.zeros(k, dtype=bool)
-                cand = np.flatnonzero(pair_norm(pts, part.center[None])[:, 0] - part.radius - m.fp.radius <= EPS + 1e-9)
-                if len(cand):
-                    touch[cand] = np.abs(sd_many(m.fp, pts[cand], Footprint((part,)))) <= EPS
-            else:
-                touch = np.abs(sd_many(m.fp, pts, Footprint((part,)))) <= EPS
-            if not touch.any():
-                continue
-            A, B = self._edges_of(part)
-            tgt = tok if kind == "token" else bar
-            if m.fp.is_disc and self.t_disc.all():
-                # perf: every (touching spot, target model) pair at once, with the
-                # arithmetic of the loop below: sd_many's closed form for two discs
-                # (centre distance less both radii), the same height test, and the
-                # crossing test of each spot's segment from its target's centre
-                idx = np.flatnonzero(touch)
-                sd = pair_norm(pts[idx], self._t_pc) - m.fp.parts[0].r - self._t_pr[None, :]
-                near = (sd <= two + EPS) & (np.abs(z[idx][:, None] - self.t_z[None, :]) <= r.er_v)
-                if kind == "barricade":
-                    near &= self._near_barricade(part)[None, :]
-                pi, ti = np.nonzero(near)
-                if len(pi):
-                    across = np.any(_segments_cross_from(self.t_c[ti], pts[idx[pi]], A, B), axis=1)
-                    tgt[idx[pi[across]], self.target_col[ti[across]]] = True
-                continue
-            for t, j in zip(self.all_targets, self.target_col, strict=True):
-                if kind == "barricade" and sd_many(t.fp, t.xy[None], Footprint((part,)))[0] > r.er + EPS:
-                    continue  # a barricade charge is against an enemy within 1" of it
-                idx = np.nonzero(touch)[0]
-                sd = sd_many(m.fp, pts[idx], t.fp)
-                near = (sd <= two + EPS) & (np.abs(z[idx] - t.z) <= r.er_v)
-                if not near.any():
-                    continue
-                idx = idx[near]
-                # ... and the target on its far side: the line between them crosses it
-                across = np.any(_segments_cross(t.xy, pts[idx], A, B), axis=1)
-                tgt[idx[across], j] = True
-        return Bank(pts, z, ok, contact, er, dist, tok, bar)
-
-    def _edges_of(self, part: ConvexPolygon) -> tuple[np.ndarray, np.ndarray]:
-        """A feature part's edges: their starts (the vertices) and ends (the vertices
-        rolled by one), kept per part (perf: np.roll is the same copy every time)."""
-        memo = self.__dict__.setdefault("_edges_memo", {})
-        hit = memo.get(id(part))
-        if hit is None:
-            hit = memo[id(part)] = (part, part.V, np.roll(part.V, -1, axis=0))
-        return hit[1], hit[2]
-
-    def _near_barricade(self, part: ConvexPolygon) -> np.ndarray:
-        """For each target model: is it within engagement range of this barricade
-        part (a charge across a barricade is against such a model)? Kept per part."""
-        memo = self.__dict__.setdefault("_barricade_memo", {})
-        hit = memo.get(id(part))
-        if hit is None:
-            pf = Footprint((part,))
-            er = self.w.rules.er
-            hit = memo[id(part)] = (part, np.array([not (sd_many(t.fp, t.xy[None], pf)[0] > er + EPS) for t in self.all_targets], dtype=bool))
-        return hit[1]
-
-    def _fits_among_others(self, m: Model, pts: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """No overlap with other units' models at the same level, and never within
-        engagement range of an enemy unit that is not a target."""
-        r = self.w.rules
-        ok = np.ones(len(pts), dtype=bool)
-        if len(self.other_models) == 0:
-            return ok
-        if m.fp.is_disc and self.o_disc.any():
-            rm = m.fp.radius
-            C = self.o_c[self.o_disc]
-            sd = pair_norm(pts, C) - rm - self.o_r[self.o_disc][None]
-            dz = np.abs(z[:, None] - self.o_z[self.o_disc][None])
-            bad = (sd < -EPS) & (dz <= 1e-9)
-            nt = self.o_nt[self.o_disc][None]
-            bad |= nt & (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
-            ok &= ~bad.any(axis=1)
-            rest = [o for o, d in zip(self.other_models, self.o_disc, strict=True) if not d]
-        else:
-            rest = self.other_models
-        nt_ids = {o.id for o in self.nontarget_models}
-        for o in rest:
-            idx = np.nonzero(ok)[0]
-            if len(idx) == 0:
-                break
-            near = np.linalg.norm(pts[idx] - o.xy, axis=1) <= o.fp.radius + m.fp.radius + r.er + 1e-6
-            if not near.any():
-                continue
-            sub = idx[near]
-            sd = sd_many(m.fp, pts[sub], o.fp)
-            dz = np.abs(z[sub] - o.z)
-            bad = (sd < -EPS) & (dz <= 1e-9)
-            if o.id in nt_ids:
-                bad |= (sd <= r.er + OUT_MARGIN) & (dz <= r.er_v + OUT_MARGIN)
-            ok[sub] &= ~bad
-        return ok
-
     def grow(self, around: list[tuple[Model, np.ndarray]], placed: list[tuple[Model, np.ndarray]] | None = None) -> None:
         """Add constructed spots round newly placed models to every bank."""
         if not around:
@@ -421,11 +274,36 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 # and a bank's rows are independent of each other, so the kept spots
                 # keep their order and every value: the same spot wins every choice.
                 nb = memo[(key, state)] = self._bank(rep, pts, drop=True)
-            b = self.banks[key]
-            start = len(b.pts)
-            self.banks[key] = Bank(*(np.concatenate([getattr(b, f), getattr(nb, f)]) for f in ("pts", "z", "ok", "contact", "er", "dist", "tok", "bar")))
+            start = len(self.banks[key].pts)
+            self.banks[key] = self._bank_appended(key, nb)
             # every model of the shape gets costs (later orders of play may use them)
             self._costs_batch(self._of_shape[key], self.banks[key], start)
+
+    def _bank_appended(self, key: tuple, nb: Bank) -> Bank:
+        """The bank of shape ``key`` with the rows of ``nb`` after its own: the values
+        concatenation gives. perf: every field lives in a buffer that doubles when full,
+        and the bank's fields are views of the filled part, so a growth writes only its
+        new rows. Exact: nothing writes into a bank's arrays (a bank is replaced, never
+        changed), and a new bank's rows past the old length are written before anyone
+        sees them, so an older bank's views keep their values."""
+        b = self.banks[key]
+        n0, n1 = len(b.pts), len(b.pts) + len(nb.pts)
+        bufs = self.__dict__.setdefault("_bank_bufs", {})
+        buf = bufs.get(key)
+        if buf is None or b.pts.base is not buf[0] or len(buf[0]) < n1 or any(
+            getattr(b, f).base is not a or len(getattr(b, f)) != n0 for f, a in zip(BANK_FIELDS, buf, strict=True)
+        ):
+            cap = max(n1, 2 * n0, 64)
+            buf = []
+            for f in BANK_FIELDS:
+                old = getattr(b, f)
+                a = np.empty((cap, *old.shape[1:]), dtype=np.result_type(old, getattr(nb, f)))
+                a[:n0] = old
+                buf.append(a)
+            buf = bufs[key] = tuple(buf)
+        for f, a in zip(BANK_FIELDS, buf, strict=True):
+            a[n0:n1] = getattr(nb, f)
+        return Bank(*(a[:n1] for a in buf))
 
     def lower_bound(self) -> float:
         """A proven lower bound on the least successful move: some model must get from
@@ -642,8 +520,9 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
         by_id = {m.id: m for m in self.models}
         # dynamic state lives on the banks (it depends only on spot geometry):
         # overlap with a placed model, and the number of coherency links to placed ones
-        overlap = {k: np.zeros(len(b.pts), dtype=bool) for k, b in self.banks.items()}
-        links = {k: np.zeros(len(b.pts), dtype=int) for k, b in self.banks.items()}
+        # (perf: Growing buffers, so a bank's growth appends instead of copying)
+        overlap = {k: Growing(np.zeros(len(b.pts), dtype=bool)) for k, b in self.banks.items()}
+        links = {k: Growing(np.zeros(len(b.pts), dtype=int)) for k, b in self.banks.items()}
         placed: list[str] = []
         pos: dict[str, np.ndarray] = {}
         zz: dict[str, float] = {}
@@ -668,6 +547,14 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             return None
         ui_of: dict[str, Growing] = {}
         cw_of: dict[str, tuple[float, Growing]] = {}
+        # perf, exact: the models of a shape as the rows of one matrix (score_rows.py
+        # says why the spots and values are the per-model ones); their ``use`` moves there
+        dense: dict[tuple, ScoreRows] = {}
+        w0 = 1.0 if contact_first == "least" else 1e-3
+        for k, ms_k in self._of_shape.items():
+            if len(ms_k) * len(self.banks[k].pts) <= DENSE_CELLS:
+                ids = [m.id for m in ms_k]
+                dense[k] = ScoreRows(ids, np.stack([use.pop(mid).a for mid in ids]), np.stack([self.costs[mid] for mid in ids]), w0)
         while len(placed) < n:
             budget.check()
             best = None
@@ -678,8 +565,9 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             least = contact_first == "least"
             # weight of the move's length in the score ("least": the length alone decides)
             w = 1.0 if least else (1e-3 if unen.any() else 1.0)
+            picks: dict[str, tuple[int, float]] = {}
             for k, b in self.banks.items():
-                free = ~overlap[k] & (links[k] >= need)
+                free = ~overlap[k].a & (links[k].a >= need)
                 # perf: the terms that depend only on the spots are kept per bank (and
                 # per phase of the score) and extended as the bank grows (_rows)
                 normal_any = self._rows((k, "normal"), b, _normal_rows)
@@ -696,8 +584,20 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                     mode = ("done", contact_first)
                 base = self._rows((k, tokens, mode), b, lambda bb, s0, mode=mode: self._score_rows(bb, s0, tokens, mode))
                 terms[k] = (np.where(free, base, -np.inf), normal_any & free, token_only)
+                dg = dense.get(k)
+                if dg is not None:
+                    if dg.w != w:
+                        dg.reweigh(w, self.costs)
+                    js, vs = dg.best(terms[k][0], token_only, terms[k][1])
+                    picks.update(zip(dg.ids, zip(js, vs, strict=True), strict=True))
             for m in self.models:
                 if m.id in pos:
+                    continue
+                hit = picks.get(m.id)
+                if hit is not None:
+                    i, v = hit
+                    if math.isfinite(v) and (best is None or v > best[0] + 1e-12):
+                        best = (v, m.id, i)
                     continue
                 k = self.keys[m.id]
                 base, normal_free, token_only = terms[k]
@@ -740,6 +640,11 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             if not self.exact[mid][i]:
                 # the spot's cost was a straight-line lower bound: plan the real paths of
                 # this model's usable spots, then choose again
+                dg = dense.get(self.keys[mid])
+                if dg is not None:
+                    self._resolve(by_id[mid], np.nonzero(dg.usable(mid))[0])
+                    dg.reset(mid, usable(by_id[mid]), self.costs[mid])
+                    continue
                 self._resolve(by_id[mid], np.nonzero(use[mid].a)[0])
                 use[mid] = Growing(usable(by_id[mid]))
                 ui_of.pop(mid, None)
@@ -749,13 +654,16 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
             pos[mid] = b.pts[i].copy()
             zz[mid] = float(b.z[i])
             cost[mid] = float(self.costs[mid][i])
-            eng = self.engages(b, tokens)[i]
+            # (row i of engages(b, tokens), without the whole bank's matrix)
+            eng = (b.er[i] | b.bar[i] | b.tok[i]) if tokens else (b.er[i] | b.bar[i])
             engaged |= eng
             if not (b.er[i].any() or b.bar[i].any()) and b.tok[i].any() and tokens:
                 via[mid] = "token"
             placed.append(mid)
             if len(placed) == n:
                 break
+            if self.keys[mid] in dense:
+                dense[self.keys[mid]].drop(mid)
             pm = by_id[mid]
             sizes = {k: len(bb.pts) for k, bb in self.banks.items()}
             self.grow([(pm, pos[mid])], [(by_id[q], pos[q]) for q in placed[:-1]])
@@ -765,16 +673,27 @@ class ChargeProblem(SpotBuilder, Refiner, CostBook):
                 if extra:
                     # state of the new spots against models placed before this one
                     no, nl = self._against(self.rep[k], bb.pts[s0:], bb.z[s0:], [(by_id[q], pos[q], zz[q]) for q in placed[:-1]])
-                    overlap[k] = np.concatenate([overlap[k], no])
-                    links[k] = np.concatenate([links[k], nl])
+                    overlap[k].extend(no)
+                    links[k].extend(nl)
                 # every spot against the newly placed model
                 rep = self.rep[k]
-                mark_against(overlap[k], links[k], self._sd_at(rep, bb.pts, pm, pos[mid]), bb.z, zz[mid], r.coh, r.coh_v)
+                mark_against(overlap[k].a, links[k].a, self._sd_at(rep, bb.pts, pm, pos[mid]), bb.z, zz[mid], r.coh, r.coh_v)
             # perf: the models that are still to place, grouped by shape and by how many
             # spots they have already judged, get their new spots judged at once
+            for k, dg in list(dense.items()):
+                nb = len(self.banks[k].pts)
+                if nb > dg.n and dg.ids:  # (a shape whose models are all placed waits no more)
+                    ms_k = [by_id[q] for q in dg.ids]
+                    rows, C = self._usable_rows(ms_k, dg.n, R, with_costs=True)
+                    dg.extend(rows, C)
+                if dg.cells() > DENSE_CELLS:
+                    # too big to hold as matrices: back to the per-model form
+                    for q in dg.ids:
+                        use[q] = Growing(dg.usable(q))
+                    del dense[k]
             todo: dict[tuple, list[Model]] = {}
             for m in self.models:
-                if m.id not in pos and len(self.costs[m.id]) > use[m.id].n:
+                if m.id not in pos and m.id in use and len(self.costs[m.id]) > use[m.id].n:
                     todo.setdefault((self.keys[m.id], use[m.id].n), []).append(m)
             for (_, old), ms_k in todo.items():
                 rows = self._usable_rows(ms_k, old, R)

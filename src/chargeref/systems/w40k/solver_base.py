@@ -370,6 +370,12 @@ class StraightLines:
         out[si, pj] = True
         if len(self.dc) == 0:
             return out
+        if len(si) == 1:
+            # perf: one pair (the search settles its chosen spot): plain floats
+            i, j = int(si[0]), int(pj[0])
+            if self._pair_blocked(S, i, float(P[j, 0]), float(P[j, 1]), r, reach):
+                out[i, j] = False
+            return out
         cones = self._cones(S, r, reach)
         if cones is None:
             return out
@@ -414,6 +420,56 @@ class StraightLines:
             w0 = w1
         out[si[blocked], pj[blocked]] = False
         return out
+
+    def clear_one(self, S: np.ndarray, r: float, p: np.ndarray, reach: float) -> bool:
+        """``clear_within(S, r, p[None], ones, reach)[0, 0]`` for one start S (1, 2) and
+        one goal: the same verdict (the one-pair path below, or clear_many where
+        clear_within takes it)."""
+        if len(self.polys) or len(self.oc):
+            return bool(self.clear_many(S, r, np.asarray(p, dtype=float).reshape(1, 2))[0, 0])
+        if len(self.dc) == 0:
+            return True
+        return not self._pair_blocked(S, 0, float(p[0]), float(p[1]), r, reach)
+
+    def _pair_blocked(self, S: np.ndarray, i: int, px: float, py: float, r: float, reach: float) -> bool:
+        """Does some disc block the move from start S[i] to (px, py)? The arithmetic of
+        _triples_block in plain floats (Python's float operations are numpy's float64
+        ones, element by element, and both square roots are correctly rounded), over
+        every disc that can matter for that start (within reach + r + its radius, as
+        _cones selects them). The cone windows only leave out discs among those that
+        cannot block, so the verdict is the windowed one."""
+        s0, s1 = float(S[i, 0]), float(S[i, 1])
+        dx, dy = px - s0, py - s1
+        L2 = dx * dx + dy * dy
+        if L2 == 0:
+            L2 = 1.0
+        for cx, cy, thr in self._near_discs(S, r, reach)[i]:
+            t = ((cx - s0) * dx + (cy - s1) * dy) / L2
+            t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+            qx = s0 + t * dx - cx
+            qy = s1 + t * dy - cy
+            if math.sqrt(qx * qx + qy * qy) < thr:
+                return True
+        return False
+
+    def _near_discs(self, S: np.ndarray, r: float, reach: float) -> list[list[tuple[float, float, float]]]:
+        """Per start: (centre x, centre y, r + radius - EPS) of each disc within reach +
+        r + its radius (+ 1e-6) of it, the (start, disc) pairs _cones keeps; kept per
+        (starts, r, reach) like the cones."""
+        ck_key = (S.tobytes(), len(S), r, reach)
+        cache = self.__dict__.setdefault("_near_cache", {})
+        hit = cache.get(ck_key)
+        if hit is None:
+            rel = self.dc[None, :, :] - S[:, None, :]
+            dsc = np.sqrt(rel[..., 0] * rel[..., 0] + rel[..., 1] * rel[..., 1])
+            thr = r + self.dr - EPS
+            hit = [
+                [(float(self.dc[k, 0]), float(self.dc[k, 1]), float(thr[k]))
+                 for k in np.flatnonzero(dsc[i] - self.dr <= reach + r + 1e-6)]
+                for i in range(len(S))
+            ]
+            cache[ck_key] = hit
+        return hit
 
     def _triples_block(self, s: np.ndarray, p: np.ndarray, k: np.ndarray, r: float) -> np.ndarray:
         """For each triple (start s, goal p, disc k): does disc k come closer than

@@ -433,7 +433,14 @@ class SpotBuilder:
         # the unit moving as one body: every start moved by the first placed model's
         # displacement (later models add their own variants only through the loci)
         taken = {q.id} | {o.id for o, _ in placed}
-        free = np.array([mm.xy for mm in self.models if self.keys[mm.id] == self.keys[m.id] and mm.id not in taken]).reshape(-1, 2)
+        # (perf: the starts of m's shape, in unit order, taken once per problem)
+        memo = self.__dict__.setdefault("_shape_starts", {})
+        key = self.keys[m.id]
+        hit = memo.get(key)
+        if hit is None:
+            mates = self._of_shape[key]
+            hit = memo[key] = ([mm.id for mm in mates], np.array([mm.xy for mm in mates], dtype=float).reshape(-1, 2))
+        free = hit[1][np.array([mid not in taken for mid in hit[0]], dtype=bool)]
         if not placed:
             out.append(free + (np.asarray(qpos, dtype=float) - q.xy))
         fq = q.fp.moved_to(qpos)
