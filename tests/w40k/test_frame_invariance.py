@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ DATA = Path(__file__).parent / "frame_data"
 TIME_LIMIT = 300.0
 #: the angle between the repro board and its turned copy (the facings' difference)
 REPRO_TURN = 272.5956173350556
+#: generated boards with more models than this are skipped (CI time)
+MAX_MODELS = 10
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("CHARGEREF_PROPERTY_EXAMPLES", "12")),
@@ -97,23 +100,30 @@ def test_repro_same_least_distance_turned() -> None:
     a, b = _rule(REPRO, REPRO_REQ), _rule(copy, REPRO_REQ)
     _same(a, b, "repro turned")
     assert a["needed"]["exact"] and a["needed"]["roll"] == 5 and a["success"]
+    # no worse than the better of the two answers the frames once gave
+    assert a["needed"]["distance"] <= 4.226204403 + 1e-6
     _legal(REPRO, a)
     _legal(copy, b)
 
 
 # ----------------------------------------------------------------------- the property
 
-SCENARIOS = st.integers(0, 2**20).map(lambda s: gen.scenario_40k(s, max_models=3))
+def _case(seed: int) -> tuple[dict[str, Any], dict[str, Any], float, bool]:
+    """A small generated charge (at most 3 charging models), an arbitrary angle and
+    whether to mirror as well, all drawn from ``seed`` (so the fixed examples are not
+    hypothesis's simplest values: angle 0, no mirror)."""
+    scen, req = gen.scenario_40k(seed, max_models=3)
+    rng = random.Random(seed * 7919 + 1)
+    return scen, req, rng.uniform(0.0, 360.0), rng.random() < 0.5
 
 
 @SETTINGS
-@given(SCENARIOS, st.floats(0.0, 360.0, exclude_max=True), st.booleans())
-@example((REPRO, REPRO_REQ), REPRO_TURN, False)
-@example((REPRO, REPRO_REQ), REPRO_TURN, True)
-@example((REPRO, REPRO_REQ), 0.0, True)
-def test_turned_or_mirrored_board_same_least_distance(case: tuple[dict[str, Any], dict[str, Any]], angle: float,
-                                                      mirror: bool) -> None:
-    scen, req = case
+@given(st.integers(0, 2**20).map(_case).filter(lambda c: sum(len(u["models"]) for u in c[0]["units"]) <= MAX_MODELS))
+@example((REPRO, REPRO_REQ, REPRO_TURN, False))
+@example((REPRO, REPRO_REQ, REPRO_TURN, True))
+@example((REPRO, REPRO_REQ, 0.0, True))
+def test_turned_or_mirrored_board_same_least_distance(case: tuple[dict[str, Any], dict[str, Any], float, bool]) -> None:
+    scen, req, angle, mirror = case
     other = gen.turned(scen, angle)
     if mirror:
         other = gen.mirrored(other)
