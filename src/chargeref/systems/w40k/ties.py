@@ -4,9 +4,8 @@ The same board turned or mirrored gives the same distances and costs only up to
 rounding: two values equal in exact arithmetic can come out a few units in the last
 place apart, in either order. Wherever the search sorts or deduplicates such values, a
 difference that small must not decide anything, or the same charge gets a different
-ruling on a turned board. These helpers treat values within ``TIE`` of each other as
-one value and break the tie by position (model, target and construction order, which
-do not depend on the frame).
+ruling on a turned board. ``distinct`` treats values within ``TIE`` of each other as
+one value.
 """
 
 from __future__ import annotations
@@ -34,14 +33,4 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return v[last]
 
 
-def tie_order(values: np.ndarray) -> np.ndarray:
-    """Indices of ``values`` from smallest to largest, values within TIE of each other
-    (a run of neighbours) in index order."""
-    v = np.asarray(values, dtype=float)
-    o = np.argsort(v, kind="stable")
-    if len(o) < 2:
-        return o
-    return o[np.lexsort((o, _runs(v[o])))]
-
-
-__all__ = ["TIE", "distinct", "tie_order"]
+__all__ = ["TIE", "distinct"]
