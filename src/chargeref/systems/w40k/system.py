@@ -24,6 +24,7 @@ from .checks import scenario_problems
 # start-spot pivots (pivots.py), then end-spot ones (end_pivots.py)
 from .end_pivots import best_plan, replan
 from .solver import BUDGET_SLACK, EPS, TRIM_MARGIN, ChargeProblem, Placement, coherent, least_roll
+from .ties import distinct
 from .world import Model, World, build_world, reported
 from .world import unit_distance as _unit_distance_pairs
 
@@ -182,7 +183,9 @@ class W40k:
         # the least distance: candidate move lengths in (roll - 1, roll]
         pools = [prob] + ([bare] if bare is not None else [])
         allc = np.concatenate([q.costs[m.id][q.banks[q.keys[m.id]].ok] for q in pools for m in q.models])
-        costs = np.unique(allc[(allc <= max(best.max_cost, roll) + BUDGET_SLACK) & (allc > max(roll - 1, lb) - EPS)])
+        # (costs equal but for rounding are one candidate: the bisection's steps, and so
+        # its answer, must not depend on how the board is turned; ties.py)
+        costs = distinct(allc[(allc <= max(best.max_cost, roll) + BUDGET_SLACK) & (allc > max(roll - 1, lb) - EPS)])
         if len(costs):
             i0 = 0
             while i0 < len(costs) - 1 and not prob.reachable_targets(float(costs[i0]), tokens).all():
