@@ -38,6 +38,10 @@ import numpy as np
 
 from ..budget import check as _budget_check
 from ..geometry.shapes import TOL, Capsule, ConvexPolygon, Disc, Footprint
+from ..systems.w40k.editions import edition as edition_of
+from .w40k_state import Ctx, Placed, _crossing_cost
+
+_BIG = frozenset({"MONSTER", "VEHICLE"})
 
 TWO_PI = 2.0 * math.pi
 
@@ -190,6 +194,7 @@ class ReachField:
         near = [fp for fp in obstacles
                 if math.dist(self.s, fp.center) - fp.radius - self.r <= self.limit + TOL]
         self.cores = _Cores(near, self.r)
+        self.walls = [_as_modelled(fp) for fp in near]
         C, R = self.cores.circles()
         keep = np.hypot(*(C - self.s).T) - R <= self.limit
         self.C, self.R = C[keep], R[keep]
@@ -386,6 +391,20 @@ class ReachField:
         return float(np.min((best + leg)[ks[clear]]))
 
 
+def _as_modelled(fp: Footprint) -> Footprint:
+    """The obstacle as the field sees it: discs, walls and polygons as they are, any
+    other part as its enclosing disc (where a clear centre may jump in cost)."""
+    parts = tuple(p if isinstance(p, (Disc, Capsule, ConvexPolygon))
+                  else Disc((float(p.center[0]), float(p.center[1])), float(p.radius)) for p in fp.parts)
+    return Footprint(parts, fp.kind, fp.origin)
+
+
+def board_lines(fld: ReachField) -> list[tuple[int, float]]:
+    """The lines of centres where the field's board box ends (axis, value)."""
+    x0, x1, y0, y1 = fld.box
+    return [(0, x0), (0, x1), (1, y0), (1, y1)]
+
+
 def _point_tangents(p: np.ndarray, C: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The points where lines from ``p`` touch each circle (two per circle ``p`` lies
     outside of), with the index of the circle."""
@@ -422,3 +441,38 @@ def _bitangents(C: np.ndarray, R: np.ndarray, i: np.ndarray, j: np.ndarray):  # 
             P = C[i] + R[i, None] * n
             Q = C[j] + s * R[j, None] * n
             yield P[ok], Q[ok], i[ok], j[ok]
+
+
+def level_field(ctx: Ctx, s: Placed, limit: float) -> ReachField | None:
+    """The real-path field of model ``s`` for a level move on the ground (None for a
+    base that is not round, or a model standing on a floor). Obstacles: every model of
+    another unit at its height that it may not move through (enemies always, friends
+    as the editions table says: all of them where friends may not be passed, a MONSTER
+    or VEHICLE for a MONSTER or VEHICLE where big blocks big), and every feature whose
+    crossing is refused or costs something. FLY is not used: a flying model is planned
+    as a walking one (it may only lose paths). One per model and limit."""
+    if not s.fp.is_disc or s.elevated:
+        return None
+    key = f"reach:{s.id}:{limit!r}"
+    got = ctx.duty_fields.get(key)
+    if got is None:
+        ed = edition_of(ctx.edition)
+        kw = ctx.keywords(s.unit)
+        big = bool(kw & _BIG)
+        obs: list[Footprint] = []
+        for mid, p in ctx.start.items():
+            if mid in ctx.casualties or p.unit == s.unit or abs(p.z - s.z) > TOL:
+                continue
+            if p.player != s.player:
+                obs.append(p.fp)
+            elif not ed.friends_passable or (ed.big_blocks_big and big and bool(ctx.keywords(p.unit) & _BIG)):
+                obs.append(p.fp)
+        for f in ctx.features:
+            c = _crossing_cost(ctx, f, kw)
+            if c is None or c > 0:
+                obs.append(f.fp)
+        r = float(s.fp.parts[0].r)  # type: ignore[attr-defined]
+        board = (float(ctx.before.board.width), float(ctx.before.board.depth))
+        got = ReachField(s.xy, r, obs, board, limit)
+        ctx.duty_fields[key] = got
+    return got  # type: ignore[return-value]
