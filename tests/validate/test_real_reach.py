@@ -53,13 +53,15 @@ def _wrap(p: np.ndarray, c: np.ndarray, r: float, arrive: float, cw: bool) -> tu
     raise AssertionError("no tangent")
 
 
-def wall_route(x0: float) -> tuple[float, list[dict[str, Any]], np.ndarray]:
-    """The least path from (x0, Y_S) over the wall's top end to B1's centre: its length
-    to the stop 1" from B1 and the pieces of the ruling's path to the stop 1.5" out."""
-    s = np.array([x0, Y_S])
+def wall_route(x0: float, ys: float = Y_S, wx: float = WALL_X, wy1: float = WALL_Y1
+               ) -> tuple[float, list[dict[str, Any]], np.ndarray]:
+    """The least path from (x0, ys) over the top end (y = wy1) of the wall along x = wx
+    to B1's centre: its length to the stop 1" from B1 and the pieces of the ruling's
+    path to the stop 1.5" out."""
+    s = np.array([x0, ys])
     r = R32
-    c1 = np.array([WALL_X - W / 2, WALL_Y1])
-    c2 = np.array([WALL_X + W / 2, WALL_Y1])
+    c1 = np.array([wx - W / 2, wy1])
+    c2 = np.array([wx + W / 2, wy1])
     t1, l1, a1 = _wrap(s, c1, r, math.pi / 2, cw=True)
     t2, l2, a2 = _wrap(B, c2, r, math.pi / 2, cw=False)  # from B1 back: the same wrap reversed
     top1, top2 = c1 + [0, r], c2 + [0, r]
@@ -244,3 +246,50 @@ def test_field_capsule_and_board(top: float, way: str) -> None:
     end = np.array([100.0, 100.0 if way == "bottom" else top])
     want = _round_the_disc(s, g, end, 0.1 + R32, reflex=True)
     assert float(fld.cost(g[None])[0]) == pytest.approx(want, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- fight phase
+# A token model held still in a pile-in (tests/validate/test_fight_spot.py's case) with
+# B1 behind a wall's end: the nearest normal legal position (1" from B1) is reached only
+# over the wall's end. The pile-in was owed when that least path is exactly 3".
+
+F_WALL_X, F_WALL_Y1, F_YS = 97.0, 99.4, 99.0  # the last leg (2.9") is longer than 1" + both radii
+
+
+def fight_start(over: float) -> float:
+    return brentq(lambda x: wall_route(x, F_YS, F_WALL_X, F_WALL_Y1)[0] - (3.0 + over), 80.0,
+                  F_WALL_X - W / 2 - R32 - 0.01, xtol=1e-13, rtol=1e-15)
+
+
+def fight_codes(over: float, deg: float = 0.0, mirror: bool = False) -> list[str]:
+    x0 = fight_start(over)
+    data = {
+        "format": "chargeref/1", "system": "40k", "rules": {"edition": 10, "wtc": True},
+        "board": {"width": 200, "depth": 200},
+        "terrain": [{"type": "wall", "id": "W1", "points": [[F_WALL_X, WALL_Y0], [F_WALL_X, F_WALL_Y1]],
+                     "thickness": W, "height": 5, "climbable": False}],
+        "units": [
+            {"id": "A", "player": 1, "keywords": ["INFANTRY"], "flags": ["charged"], "token_targets": ["B"],
+             "models": [{"id": "A1", "at": [x0, F_YS], "base": {"round": 32}, "token": True}]},
+            {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": list(B), "base": {"round": 32}}]},
+        ],
+    }
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": [], "eligible": True,
+              "success": True, "procedure": "pile_in", "moves": [], "engaged": [], "reasons": [],
+              "details": {}, "after": copy.deepcopy(data)}
+    data, ruling = transformed(data, ruling, deg, mirror)
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_fight_legal_spot_round_a_wall_end(deg: float, mirror: bool, over: float, owed: bool) -> None:
+    assert fight_codes(over, deg, mirror) == (["token_not_piled_in"] if owed else [])
+
+
+def test_fight_straight_moves_alone_find_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chargeref.validate import w40k_fight
+
+    monkeypatch.setattr(w40k_fight, "level_field", lambda *a, **k: None)
+    assert fight_codes(0.0) == []

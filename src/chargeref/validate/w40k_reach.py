@@ -407,18 +407,21 @@ def board_lines(fld: ReachField) -> list[tuple[int, float]]:
 
 def _point_tangents(p: np.ndarray, C: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The points where lines from ``p`` touch each circle (two per circle ``p`` lies
-    outside of), with the index of the circle."""
+    outside of), with the index of the circle. A point on a circle or inside it by at
+    most TOL (a centre touching the obstacle, which the tolerance lets stand there)
+    joins the circle radially instead, at its projection onto it: without this a path
+    to a spot at the edge of the tolerance would lose the circle it ends against."""
     v = p[None] - C
     d = np.hypot(v[:, 0], v[:, 1])
     ok = d > R
     i = np.flatnonzero(ok)
-    if not len(i):
-        return np.zeros((0, 2)), np.zeros(0, dtype=int)
     a = np.arccos(R[i] / d[i])
     b = np.arctan2(v[i, 1], v[i, 0])
-    T = np.vstack([C[i] + R[i, None] * np.stack([np.cos(b + a), np.sin(b + a)], axis=1),
-                   C[i] + R[i, None] * np.stack([np.cos(b - a), np.sin(b - a)], axis=1)])
-    return T, np.concatenate([i, i])
+    T = [C[i] + R[i, None] * np.stack([np.cos(b + a), np.sin(b + a)], axis=1),
+         C[i] + R[i, None] * np.stack([np.cos(b - a), np.sin(b - a)], axis=1)]
+    k = np.flatnonzero(~ok & (d >= R - TOL) & (d > 0))
+    T.append(C[k] + (R[k] / d[k])[:, None] * v[k])
+    return np.vstack(T), np.concatenate([i, i, k])
 
 
 def _bitangents(C: np.ndarray, R: np.ndarray, i: np.ndarray, j: np.ndarray):  # noqa: ANN202
