@@ -46,7 +46,7 @@ from ..systems.w40k.editions import edition as edition_table
 from . import Violation
 from . import w40k as base
 from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, reach_roots, shadow_lines
-from .w40k_pivot import check_pivots, turned_ctx
+from .w40k_pivot import check_pivots, end_turn, turn_clear, turned_ctx
 from .w40k_reach import ReachField, level_field
 from .w40k_reach import board_lines as board_box
 
@@ -465,7 +465,8 @@ def check_choices(ctx: base.Ctx) -> list[Violation]:
 # --------------------------------------------------------------------------- end duties
 
 
-def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float) -> tuple[np.ndarray, str] | None:
+def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float,
+                 turn: tuple[base.Placed, float, float] | None = None) -> tuple[np.ndarray, str] | None:
     """A spot within ``d`` of a target model that ``c`` could have reached by a straight
     ground move within the roll, where it overlaps nothing, stands on the board out of
     terrain, stays out of engagement range of every other enemy unit, and keeps the unit
@@ -478,7 +479,13 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
     rules' regions (other bases, terrain, engagement range of non-targets, 2" and 9"
     of the unit's other models, engagement range of targets the others do not hold),
     and with the rays that graze enemy models and terrain (where a straight move
-    starts or stops passing through them)."""
+    starts or stops passing through them).
+
+    ``turn`` (from ``w40k_pivot.end_turn``): the model travels with its base as it
+    started (that model, as placed at its start) and turns at the spot from the first
+    facing to the second; ``ctx`` then holds the turned base at the start and the
+    budget less the turn. A spot counts only where that turn is clear
+    (``w40k_pivot.turn_clear``)."""
     assert ctx.budget is not None
     s = ctx.start[c.id]
     m = s.model
@@ -534,12 +541,16 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
             return False
         if coherency_problems([*others_mine, p], ctx.inch):
             return False
-        cost = base.path_cost(ctx, s, [s.xy, xy], p.z, False)
-        if not (cost.blocked or _enemy_crossings(ctx, s, [s.xy, xy]) or _friend_crossings(ctx, s, [s.xy, xy])
+        if turn is not None and not turn_clear(ctx, turn[0], xy, turn[1], turn[2]):
+            return False
+        go = s if turn is None else turn[0]  # the base that travels
+        cost = base.path_cost(ctx, go, [s.xy, xy], p.z, False)
+        if not (cost.blocked or _enemy_crossings(ctx, go, [s.xy, xy]) or _friend_crossings(ctx, go, [s.xy, xy])
                 or cost.total > ctx.budget + TOL):
             return True
-        # a real path round what is in the way (level: no climb to add)
-        fld = field()
+        # a real path round what is in the way (level: no climb to add; round bases,
+        # which are never turned)
+        fld = field() if turn is None else None
         if fld is not None and float(fld.cost(q[None])[0]) <= ctx.budget + TOL:
             return True
         return "reach"
@@ -569,7 +580,7 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
             if verdict is True:
                 return q, t.id
             short = short or verdict == "reach"
-        fld = field()
+        fld = field() if turn is None else None
         if short and fld is not None:
             # a stretch of the locus obeys every rule but the reach: where it enters
             # the reach along real paths (w40k_duty.reach_roots, proven isolation)
@@ -596,9 +607,12 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
         if any(base._within(c, t, one, er_v) for t in tmodels):
             continue
         tctx = turned_ctx(ctx, c.id)  # a model the ruling turned: asked with that base too
+        ectx = end_turn(ctx, c.id)  # ... turning at its start, or at the end spot
         found = _missed_spot(ctx, c, mine, one)
         if found is None and tctx is not None:
             found = _missed_spot(tctx, c, mine, one)
+        if found is None and ectx is not None:
+            found = _missed_spot(ectx[0], c, mine, one, ectx[1:])
         if found is not None:
             out.append(Violation("missed_within_one", f"{c.id} could have ended within 1\" of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
@@ -608,6 +622,8 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
         found = _missed_spot(ctx, c, mine, er_h)
         if found is None and tctx is not None:
             found = _missed_spot(tctx, c, mine, er_h)
+        if found is None and ectx is not None:
+            found = _missed_spot(ectx[0], c, mine, er_h, ectx[1:])
         if found is not None:
             out.append(Violation("missed_engagement", f"{c.id} could have ended in engagement range of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
