@@ -140,3 +140,75 @@ def test_without_the_post_the_start_turn_finds_it(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(w40k_ed11, "end_turn", lambda *a, **k: None)
     got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
     assert sorted(v.code for v in got) == ["missed_within_one"]
+
+
+# --------------------------------------------------------------------------- WTC base contact
+# T1 stands in a channel 1.5" wide (walls north and south, closed east) whose mouth
+# starts DELTA = 0.21" west of T1's west point. Unturned (long axis across), the oval's
+# blunt side cannot reach T1 through the mouth (0.21" behind its tip it is 1.94" wide);
+# turned (long axis along), its tip touches T1 with the base clear of the walls, and the
+# turn there sweeps past the mouth's corners (1.226" from the centre, the tips reach
+# 1.18"). The post stops the turn at the start. Base contact costs the straight travel
+# to S* = (X_T - R32 - a, 50) plus the quarter turn.
+
+HALF = 0.75  # the channel's half width (T1's radius is 0.63)
+DELTA = 0.21
+
+
+def contact_case(over: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    sx = X_T - R32 - A
+    x0 = sx + L - 12.0 - over
+    post = (x0 + 26 / MM * math.cos(math.radians(225)), 50.0 + 26 / MM * math.sin(math.radians(225)))
+    x_end = X_T - R32 - DELTA
+    wall = {"type": "wall", "height": 5, "climbable": False, "thickness": 0.02}
+    data = {
+        "format": "chargeref/1", "system": "40k", "rules": {"edition": 10, "wtc": True},
+        "board": {"width": 100, "depth": 100},
+        "terrain": [
+            {**wall, "id": "P1", "points": [[post[0] - 0.02, post[1]], [post[0] + 0.02, post[1]]], "thickness": 0.04},
+            {**wall, "id": "WN", "points": [[x_end, 50.0 + HALF + 0.01], [X_T + 2.0, 50.0 + HALF + 0.01]]},
+            {**wall, "id": "WS", "points": [[x_end, 50.0 - HALF - 0.01], [X_T + 2.0, 50.0 - HALF - 0.01]]},
+            {**wall, "id": "WE", "points": [[X_T + R32 + 0.05, 50.0 - HALF], [X_T + R32 + 0.05, 50.0 + HALF]]},
+        ],
+        "units": [
+            {"id": "A", "player": 1, "keywords": ["VEHICLE"],
+             "models": [{"id": "A1", "at": [x0, 50.0], "base": {"oval": [60, 35]}, "facing": 90.0}]},
+            {"id": "T", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "T1", "at": [X_T, 50.0], "base": {"round": 32}}]},
+        ],
+    }
+    end = [sx - 0.5, 50.0]  # turned there, 1/2" from T1: engaged, not in contact
+    after = copy.deepcopy(data)
+    after["units"][0]["flags"] = ["charged"]
+    after["units"][0]["models"][0].update({"at": end, "facing": 0.0})
+    mv = {"id": "A1", "from": [x0, 50.0], "to": end, "distance": (end[0] - x0) + L,
+          "segments": [{"kind": "line", "from": [x0, 50.0], "to": end},
+                       {"kind": "pivot", "at": end, "from": 90.0, "to": 0.0, "length": L}],
+          "facing": 0.0, "facing_from": 90.0}
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["T"], "eligible": True,
+              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+              "needed": {"roll": 10}, "moves": [mv], "engaged": ["T"], "after": after}
+    return data, ruling
+
+
+def contact_codes(over: float, deg: float = 0.0, mirror: bool = False) -> list[str]:
+    data, ruling = transformed(*contact_case(over), deg, mirror)
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_base_contact_turning_at_the_end_spot(deg: float, mirror: bool, over: float, owed: bool) -> None:
+    assert contact_codes(over, deg, mirror) == (["missed_base_contact"] if owed else [])
+
+
+def test_base_contact_only_the_end_turn_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chargeref.validate import w40k_contact
+
+    data, ruling = contact_case(0.0)
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    assert [v.code for v in got] == ["missed_base_contact"]
+    assert got[0].witness["facing"] == pytest.approx(0.0, abs=1e-9)
+    assert got[0].witness["spot"] == pytest.approx([X_T - R32 - A, 50.0], abs=1e-6)
+    monkeypatch.setattr(w40k_contact, "end_turn", lambda *a, **k: None)
+    assert contact_codes(-0.5) == []
