@@ -44,6 +44,8 @@ from .w40k_state import Ctx, Placed, _crossing_cost
 _BIG = frozenset({"MONSTER", "VEHICLE"})
 
 TWO_PI = 2.0 * math.pi
+#: pieces times obstacle cores tested in one array operation (memory stays small)
+CHUNK = 200_000
 
 
 # --------------------------------------------------------------------------- distances
@@ -206,10 +208,18 @@ class ReachField:
         x0, x1, y0, y1 = self.box
         return (Q[..., 0] >= x0) & (Q[..., 0] <= x1) & (Q[..., 1] >= y0) & (Q[..., 1] <= y1)
 
+    def _cores_n(self) -> int:
+        k = self.cores
+        return max(1, len(k.pc) + len(k.sa))
+
     def seg_clear(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """Which segments P[i]Q[i] a centre may follow (m,)."""
         P = np.atleast_2d(P)
         Q = np.atleast_2d(Q)
+        step = max(1, CHUNK // self._cores_n())
+        if len(P) > step:
+            # in pieces: the pairwise arrays stay small
+            return np.concatenate([self.seg_clear(P[i:i + step], Q[i:i + step]) for i in range(0, len(P), step)])
         ok = self._in_box(P) & self._in_box(Q)
         k = self.cores
         if len(k.pc):
@@ -225,6 +235,10 @@ class ReachField:
     def arc_clear(self, c: np.ndarray, rho: np.ndarray, th0: np.ndarray, span: np.ndarray) -> np.ndarray:
         """Which arcs (centre, radius, start angle, ccw span) a centre may follow."""
         c = np.atleast_2d(c)
+        step = max(1, CHUNK // self._cores_n())
+        if len(c) > step:
+            return np.concatenate([self.arc_clear(c[i:i + step], rho[i:i + step], th0[i:i + step], span[i:i + step])
+                                   for i in range(0, len(c), step)])
         e0 = c + rho[:, None] * np.stack([np.cos(th0), np.sin(th0)], axis=-1)
         ok = self._in_box(e0)
         # the arc's extreme coordinates: its ends and the axis directions it passes
