@@ -324,6 +324,10 @@ class ReachField:
             ok = self.arc_clear(ac, ar, at0, asp)
             for k in np.flatnonzero(ok):
                 edges.append((int(aij[k, 0]), int(aij[k, 1]), float(ar[k] * asp[k])))
+            # (a part of a clear arc is clear: the queries need not test it again)
+            self.arc_ok = {int(i): bool(v) for i, v in zip(aij[:, 0], ok, strict=True)}
+        else:
+            self.arc_ok = {}
         # Dijkstra from the start over the undirected graph
         adj: list[list[tuple[int, float]]] = [[] for _ in range(len(self.P))]
         for a, b, w in edges:
@@ -354,17 +358,35 @@ class ReachField:
         direct = self.seg_clear(np.repeat(self.s[None], len(G), axis=0), G)
         L = np.hypot(*(G - self.s).T)
         out[direct] = L[direct]
-        for gi, g in enumerate(G):
+        # a clear straight line is the shortest path; a goal farther than the limit in a
+        # straight line is out of reach whatever the way
+        for gi in np.flatnonzero(~direct & (L <= self.limit)):
             _budget_check()
-            out[gi] = min(out[gi], self._via_circles(g))
+            out[gi] = self._via_circles(G[gi])
         out[out > self.limit] = math.inf
         return out
+
+    @property
+    def _ring_low(self) -> tuple[np.ndarray, np.ndarray]:
+        """The circles with tangent points, and the least cost of a node on each."""
+        got = self.__dict__.get("_ring_low_v")
+        if got is None:
+            cis = np.array(sorted(self.ring), dtype=int)
+            low = np.array([float(np.min(self.dist[self.ring[int(ci)][0]])) for ci in cis])
+            got = self.__dict__["_ring_low_v"] = (cis, low)
+        return got
 
     def _via_circles(self, g: np.ndarray) -> float:
         """The least cost of reaching ``g`` by a last tangent from some circle."""
         if not self.ring:
             return math.inf
-        cis = np.array(sorted(self.ring), dtype=int)
+        cis, low = self._ring_low
+        # a path ending by a tangent from circle i costs at least its cheapest node plus
+        # the way from the circle to g: circles that cannot beat the limit are left out
+        reach = low + np.maximum(np.hypot(*(self.C[cis] - g).T) - self.R[cis], 0.0)
+        cis = cis[reach <= self.limit]
+        if not len(cis):
+            return math.inf
         T, own = _point_tangents(g, self.C[cis], self.R[cis])
         if not len(T):
             return math.inf
@@ -378,9 +400,14 @@ class ReachField:
             idx, angs = self.ring[int(ci)]
             j = int(np.searchsorted(angs, ph, side="right"))
             below, above = idx[(j - 1) % len(idx)], idx[j % len(idx)]
+            whole = len(idx) > 1 and self.arc_ok.get(int(below), False)
             for nd, t0, sp in ((below, self.ang[below], np.mod(ph - self.ang[below], TWO_PI)),
                                (above, ph, np.mod(self.ang[above] - ph, TWO_PI))):
                 if not math.isfinite(self.dist[nd]):
+                    continue
+                if whole:
+                    # within the clear arc from ``below`` to ``above``
+                    best[k] = min(best[k], self.dist[nd] + self.R[ci] * sp)
                     continue
                 ac.append(self.C[ci])
                 ar.append(self.R[ci])
@@ -388,10 +415,9 @@ class ReachField:
                 asp.append(sp)
                 who.append(k)
                 node.append(nd)
-        if not ac:
-            return math.inf
         arr = np.asarray
-        ok = self.arc_clear(arr(ac), arr(ar, dtype=float), arr(at0, dtype=float), arr(asp, dtype=float))
+        ok = (self.arc_clear(arr(ac), arr(ar, dtype=float), arr(at0, dtype=float), arr(asp, dtype=float))
+              if ac else np.zeros(0, dtype=bool))
         for m in np.flatnonzero(ok):
             k = who[m]
             best[k] = min(best[k], self.dist[node[m]] + ar[m] * asp[m])
