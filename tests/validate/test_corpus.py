@@ -7,7 +7,11 @@ it. ``make_corpus.py`` rebuilds it. Each ruling is validated again here and must
 exactly the same codes (as a multiset, order aside), except where the constructed
 duty search now finds a missed base contact that the old 1-degree ring of spots could
 not see (``FOUND_NOW``): each of those is checked to be a true witness, a spot that
-touches the target and two other models at once (a gap exactly one base wide).
+touches the target and two other models at once (a gap exactly one base wide); and
+where edition 11's within-1" duty now finds a spot reached only along a real path round
+impassable ground (``FOUND_REAL_PATH``, round 7): each checked to be 1" from its target
+model, blocked in a straight line, and within the roll along the shortest path of
+``geometry.paths`` (the engine-side planner, not the validator's own).
 """
 
 from __future__ import annotations
@@ -68,6 +72,14 @@ FOUND_NOW = {
 }
 
 
+#: rulings in which the within-1" duty now finds a spot reached round impassable ground
+FOUND_REAL_PATH = {
+    "40k_ed11_nontarget_path__N_A_12:pulled_back",
+    "40k_ed11_nontarget_path__A_B_12:pulled_back",
+    "40k_ed11_nontarget_path__N_A_7:pulled_back",
+}
+
+
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_same_codes_as_before(chunk: int) -> None:
     bad = []
@@ -76,6 +88,8 @@ def test_same_codes_as_before(chunk: int) -> None:
         want = Counter(r["codes"])
         if r["name"] in FOUND_NOW:
             want["missed_base_contact"] += 1
+        if r["name"] in FOUND_REAL_PATH:
+            want["missed_within_one"] += 1
         if Counter(got) != want:
             bad.append((r["name"], r["codes"], got))
     assert not bad, bad[:5]
@@ -101,3 +115,31 @@ def test_contacts_found_now_are_true_witnesses(name: str) -> None:
     assert gaps[2] <= 1e-6  # touches three models: the target and two more
     assert ctx.budget is not None
     assert float(np.hypot(*(np.asarray(v[0].witness["spot"]) - np.asarray(s.xy)))) <= ctx.budget
+
+
+@pytest.mark.parametrize("name", sorted(FOUND_REAL_PATH))
+def test_real_path_finds_are_true_witnesses(name: str) -> None:
+    """Each new within-1" find: the spot is 1" from the target model, overlaps nothing,
+    the straight move there is blocked, and the engine-side planner's shortest path
+    (every enemy model and feature a hard barrier) reaches it within the roll."""
+    from chargeref.geometry.paths import Barrier, Planner
+    from chargeref.validate.w40k_state import path_cost
+
+    r = next(x for x in DATA["rulings"] if x["name"] == name)
+    before = _before(r["before"])
+    ruling = Ruling.model_validate(r["ruling"])
+    v = [x for x in validate_ruling(before, ruling) if x.code == "missed_within_one"]
+    assert len(v) == 1
+    ctx, _ = _build(before, ruling)
+    mid, tid = v[0].models
+    s = ctx.start[mid]
+    q = v[0].witness["spot"]
+    fp = s.fp.moved_to(q)
+    assert abs(signed_distance(fp, ctx.end[tid].fp) - ctx.inch) <= 1e-6
+    assert min(signed_distance(fp, o.fp) for oid, o in ctx.end.items() if oid != mid) >= -1e-6
+    assert path_cost(ctx, s, [s.xy, q], s.z, False).blocked
+    bars = [Barrier(o.fp, None, o.id) for o in ctx.start.values() if o.player != s.player]
+    bars += [Barrier(f.fp, None, f.id) for f in ctx.features]
+    assert ctx.budget is not None
+    fld = Planner(bars, (ctx.before.board.width, ctx.before.board.depth)).field(s.fp, budget=ctx.budget + 1.0)
+    assert float(fld.cost(np.array([q]))[0]) <= ctx.budget + 1e-6

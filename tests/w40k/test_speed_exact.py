@@ -149,7 +149,7 @@ def test_validator_straight_moves_cost_what_path_cost_says(monkeypatch) -> None:
 
     from chargeref.ruling import Ruling
     from chargeref.scenario import scenario_from_data
-    from chargeref.validate import w40k as V
+    from chargeref.validate import w40k_moves as V  # check_paths and the name it calls live here
     from chargeref.validate.w40k_state import _build
     from chargeref.validate.w40k_state import clear_straight_moves as fast
 

@@ -21,7 +21,7 @@ from . import Violation
 from .w40k import _components, _units_in_er, coherency_problems
 from .w40k_duty import STRICT_MARGIN, _circle_pairs_ij, loci_candidates, reach_roots, sd_to_each
 from .w40k_path import BIG, grown
-from .w40k_pivot import turned_ctx
+from .w40k_pivot import end_turn, turn_clear, turned_ctx
 from .w40k_state import (
     COH_H,
     COH_V,
@@ -94,15 +94,24 @@ def check_base_contact(ctx: Ctx) -> list[Violation]:
     for c in owing:
         found = None if c.id in cleared else _find_contact_spot(ctx, c, mine, target_models, holders, coh)
         facing = None
+        how = ""
         if found is None:
             # a model the ruling turned: asked again with the base it turned to
             tctx = turned_ctx(ctx, c.id)
             if tctx is not None:
                 found = _find_contact_spot(tctx, c, mine, target_models, holders, coh)
                 facing = tctx.start[c.id].model.facing
+                how = f" turned at its start to face {facing:g}"
+        if found is None:
+            # ... or travelling unturned and turning at the end spot
+            got = end_turn(ctx, c.id)
+            if got is not None:
+                ectx, travel, f0, f1 = got
+                found = _find_contact_spot(ectx, c, mine, target_models, holders, coh, turn=(travel, f0, f1))
+                facing = f1
+                how = f" turning at that spot to face {facing:g}"
         if found is not None:
             spot, tid = found
-            how = "" if facing is None else f" turned at its start to face {facing:g}"
             witness = {"spot": [float(spot[0]), float(spot[1])], "target": tid}
             if facing is not None:
                 witness["facing"] = float(facing)
@@ -236,13 +245,22 @@ def _find_contact_spot(
     target_models: list[Placed],
     holders: dict[str, set[str]] | None = None,
     coh: np.ndarray | None = None,
+    turn: tuple[Placed, float, float] | None = None,
 ) -> tuple[np.ndarray, str] | None:
     """A spot in base contact with a target model that ``c`` could have taken (every
     rule checked exactly), or None. Candidates are constructed on each target model's
     contact locus (:mod:`chargeref.validate.w40k_duty`): its point nearest the start,
     its crossings with the straight reach, with the boundary of every other rule's
     region and with the board edges; and, when some stretch obeys every rule but the
-    reach, the points where the real path cost along the locus equals the budget."""
+    reach, the points where the real path cost along the locus equals the budget.
+
+    ``turn`` (``w40k_pivot.end_turn``): the model travels with its base as it started
+    (that model at its start) and turns at the spot between the two facings; ``ctx``
+    holds the turned base and the budget less the turn. The spot must be at the start's
+    height and the turn there clear (``w40k_pivot.turn_clear``); the reach is the
+    travelling base's path cost, and the real-reach points are not built (the claim
+    behind them is about the locus's own base; a stretch that only the real reach
+    bounds is not searched then)."""
     assert ctx.budget is not None
     s = ctx.start[c.id]
     m = s.model
@@ -321,10 +339,10 @@ def _find_contact_spot(
         cands, owner = survivors(pts, owner, group, z)
         short: set[int] = set()
         for q, k in zip(cands, owner, strict=True):
-            verdict = _spot_ok(ctx, c, s, base0, q, group[k], others_mine, engaged_by_others)
+            verdict = _spot_ok(ctx, c, s, base0, q, group[k], others_mine, engaged_by_others, turn)
             if verdict is True:
                 return q, group[k].id
-            if verdict == "reach":
+            if verdict == "reach" and turn is None:
                 short.add(int(k))
         for k in sorted(short):
             # a stretch obeys every rule but the reach: try where it enters the reach
@@ -517,9 +535,10 @@ def _spot_ok(
     t: Placed,
     others_mine: list[Placed],
     engaged_by_others: dict[str, bool],
+    turn: tuple[Placed, float, float] | None = None,
 ) -> bool | str:
     """True when the spot obeys every rule; ``"reach"`` when it obeys every rule but
-    the path cost; False otherwise."""
+    the path cost; False otherwise. ``turn``: see :func:`_find_contact_spot`."""
     assert ctx.budget is not None
     xy = (float(q[0]), float(q[1]))
     ground = _ground(xy, ctx.hills)
@@ -533,6 +552,10 @@ def _spot_ok(
             return False
     if coherency_problems([*others_mine, p], ctx.edition, ctx.inch):
         return False
+    if turn is not None:
+        if abs(z - s.z) > TOL or not turn_clear(ctx, turn[0], xy, turn[1], turn[2]):
+            return False
+        s = turn[0]  # the base that travels
     if _duty_path_cost(ctx, s, xy, z, p.elevated) > ctx.budget + TOL:
         return "reach"
     return True

@@ -45,8 +45,12 @@ from ..scenario import Scenario40k
 from ..systems.w40k.editions import edition as edition_table
 from . import Violation
 from . import w40k as base
-from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, shadow_lines
-from .w40k_pivot import check_pivots, turned_ctx
+from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, reach_roots, shadow_lines
+from .w40k_pivot import check_pivots, end_turn, turn_clear, turned_ctx
+from .w40k_reach import ReachField, level_field
+from .w40k_reach import board_lines as board_box
+
+BIG = frozenset({"MONSTER", "VEHICLE"})
 
 #: the edition-11 heroic-intervention stratagems (ruling ``details.stratagem``)
 LEAP_TO_DEFEND = "leap_to_defend"
@@ -170,6 +174,27 @@ def _enemy_crossings(ctx: base.Ctx, s: base.Placed, pts: Sequence[Sequence[float
             a = (float(pts[i][0]), float(pts[i][1]))
             b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
             if a != b and base._sweep_penetrates(s.fp.moved_to(a), a, b, e.fp):
+                out.append(mid)
+                break
+    return out
+
+
+def _friend_crossings(ctx: base.Ctx, s: base.Placed, pts: Sequence[Sequence[float]]) -> list[str]:
+    """Friendly models of other units at the mover's height that the straight pieces
+    pass through although the editions table forbids it (a MONSTER or VEHICLE through
+    a MONSTER or VEHICLE); a FLY model is held to it too (the duty search then only
+    loses spots)."""
+    big = bool(ctx.keywords(s.unit) & BIG)
+    out = []
+    for mid, f in ctx.start.items():
+        if f.player != s.player or f.unit == s.unit or mid in ctx.casualties or abs(f.z - s.z) > TOL:
+            continue
+        if ED.friends_passable and not (ED.big_blocks_big and big and ctx.keywords(f.unit) & BIG):
+            continue
+        for i in range(len(pts) - 1):
+            a = (float(pts[i][0]), float(pts[i][1]))
+            b = (float(pts[i + 1][0]), float(pts[i + 1][1]))
+            if a != b and base._sweep_penetrates(s.fp.moved_to(a), a, b, f.fp):
                 out.append(mid)
                 break
     return out
@@ -440,7 +465,8 @@ def check_choices(ctx: base.Ctx) -> list[Violation]:
 # --------------------------------------------------------------------------- end duties
 
 
-def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float) -> tuple[np.ndarray, str] | None:
+def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float,
+                 turn: tuple[base.Placed, float, float] | None = None) -> tuple[np.ndarray, str] | None:
     """A spot within ``d`` of a target model that ``c`` could have reached by a straight
     ground move within the roll, where it overlaps nothing, stands on the board out of
     terrain, stays out of engagement range of every other enemy unit, and keeps the unit
@@ -453,7 +479,13 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
     rules' regions (other bases, terrain, engagement range of non-targets, 2" and 9"
     of the unit's other models, engagement range of targets the others do not hold),
     and with the rays that graze enemy models and terrain (where a straight move
-    starts or stops passing through them)."""
+    starts or stops passing through them).
+
+    ``turn`` (from ``w40k_pivot.end_turn``): the model travels with its base as it
+    started (that model, as placed at its start) and turns at the spot from the first
+    facing to the second; ``ctx`` then holds the turned base at the start and the
+    budget less the turn. A spot counts only where that turn is clear
+    (``w40k_pivot.turn_clear``)."""
     assert ctx.budget is not None
     s = ctx.start[c.id]
     m = s.model
@@ -475,6 +507,54 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
                      if e.player != s.player and mid not in ctx.casualties and abs(e.z - s.z) <= TOL]
     rays = shadow_lines(s.fp, [e.fp for e in enemies_start] + [f.fp for f in ctx.features])
     sxy = np.asarray(s.xy, dtype=float)
+    fields: list[ReachField | None] = []
+
+    def field() -> ReachField | None:
+        """The real-path field of a round model on the ground (built once, on demand),
+        measuring up to an inch past the roll (so the reach search can drop whole
+        stretches out of reach)."""
+        if not fields:
+            assert ctx.budget is not None
+            fields.append(level_field(ctx, s, ctx.budget + ctx.inch))
+        return fields[0]
+
+    def spot_ok(q: np.ndarray, t: base.Placed) -> bool | str:
+        """True when the spot passes every test; "reach" when it fails only on the
+        reach (no straight move and no real path within the roll); False otherwise."""
+        assert ctx.budget is not None
+        xy = (float(q[0]), float(q[1]))
+        fp = base0.translated(xy)
+        if not base._on_board(fp, ctx.before):
+            return False
+        p = base.Placed(c.id, c.unit, c.player, m, xy, t.z, base._ground(xy, ctx.hills), fp)
+        if p.elevated or abs(p.z - s.z) > TOL:
+            return False  # only level moves are tried (a deliberately limited check)
+        if signed_distance(fp, t.fp) > d + TOL:
+            return False
+        if any(abs(o.z - p.z) <= TOL and signed_distance(fp, o.fp) < -TOL for o in others_all):
+            return False
+        if any(signed_distance(fp, f.fp) < -TOL for f in blocking):
+            return False
+        if any(base._within(p, o, er_h, er_v) for o in non_targets):
+            return False
+        if any(not ok and not _pairs_in_er(ctx, [p], tid) for tid, ok in engaged_by_others.items()):
+            return False
+        if coherency_problems([*others_mine, p], ctx.inch):
+            return False
+        if turn is not None and not turn_clear(ctx, turn[0], xy, turn[1], turn[2]):
+            return False
+        go = s if turn is None else turn[0]  # the base that travels
+        cost = base.path_cost(ctx, go, [s.xy, xy], p.z, False)
+        if not (cost.blocked or _enemy_crossings(ctx, go, [s.xy, xy]) or _friend_crossings(ctx, go, [s.xy, xy])
+                or cost.total > ctx.budget + TOL):
+            return True
+        # a real path round what is in the way (level: no climb to add; round bases,
+        # which are never turned)
+        fld = field() if turn is None else None
+        if fld is not None and float(fld.cost(q[None])[0]) <= ctx.budget + TOL:
+            return True
+        return "reach"
+
     for t in [p for tid in ctx.targets for p in ctx.unit_end(tid)]:
         if abs(t.z - s.z) > TOL:
             continue  # only level moves are tried (a deliberately limited check)
@@ -494,30 +574,21 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
         cands.append(ray_crossings(s.fp, t.fp, d, rays))
         pts = np.vstack([p.reshape(-1, 2) for p in cands])
         pts = pts[np.hypot(*(pts - sxy).T) <= ctx.budget + TOL]
+        short = False
         for q in pts[np.argsort(np.hypot(*(pts - sxy).T), kind="stable")]:
-            xy = (float(q[0]), float(q[1]))
-            fp = base0.translated(xy)
-            if not base._on_board(fp, ctx.before):
-                continue
-            p = base.Placed(c.id, c.unit, c.player, m, xy, t.z, base._ground(xy, ctx.hills), fp)
-            if p.elevated or abs(p.z - s.z) > TOL:
-                continue  # only level moves are tried (a deliberately limited check)
-            if signed_distance(fp, t.fp) > d + TOL:
-                continue
-            if any(abs(o.z - p.z) <= TOL and signed_distance(fp, o.fp) < -TOL for o in others_all):
-                continue
-            if any(signed_distance(fp, f.fp) < -TOL for f in blocking):
-                continue
-            if any(base._within(p, o, er_h, er_v) for o in non_targets):
-                continue
-            cost = base.path_cost(ctx, s, [s.xy, xy], p.z, False)
-            if cost.blocked or _enemy_crossings(ctx, s, [s.xy, xy]) or cost.total > ctx.budget + TOL:
-                continue
-            if any(not ok and not _pairs_in_er(ctx, [p], tid) for tid, ok in engaged_by_others.items()):
-                continue
-            if coherency_problems([*others_mine, p], ctx.inch):
-                continue
-            return q, t.id
+            verdict = spot_ok(q, t)
+            if verdict is True:
+                return q, t.id
+            short = short or verdict == "reach"
+        fld = field() if turn is None else None
+        if short and fld is not None:
+            # a stretch of the locus obeys every rule but the reach: where it enters
+            # the reach along real paths (w40k_duty.reach_roots, proven isolation)
+            roots = reach_roots(s.fp, t.fp, d, fld.cost, ctx.budget, limit=fld.limit,
+                                walls=[(w, False) for w in fld.walls], lines=board_box(fld))
+            for q in roots[np.argsort(np.hypot(*(roots - sxy).T), kind="stable")]:
+                if spot_ok(q, t) is True:
+                    return q, t.id
     return None
 
 
@@ -536,9 +607,12 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
         if any(base._within(c, t, one, er_v) for t in tmodels):
             continue
         tctx = turned_ctx(ctx, c.id)  # a model the ruling turned: asked with that base too
+        ectx = end_turn(ctx, c.id)  # ... turning at its start, or at the end spot
         found = _missed_spot(ctx, c, mine, one)
         if found is None and tctx is not None:
             found = _missed_spot(tctx, c, mine, one)
+        if found is None and ectx is not None:
+            found = _missed_spot(ectx[0], c, mine, one, ectx[1:])
         if found is not None:
             out.append(Violation("missed_within_one", f"{c.id} could have ended within 1\" of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))
@@ -548,6 +622,8 @@ def check_duties(ctx: base.Ctx) -> list[Violation]:
         found = _missed_spot(ctx, c, mine, er_h)
         if found is None and tctx is not None:
             found = _missed_spot(tctx, c, mine, er_h)
+        if found is None and ectx is not None:
+            found = _missed_spot(ectx[0], c, mine, er_h, ectx[1:])
         if found is not None:
             out.append(Violation("missed_engagement", f"{c.id} could have ended in engagement range of {found[1]} at [{found[0][0]:.4f}, {found[0][1]:.4f}]",
                                  (c.id, found[1]), {"spot": [float(found[0][0]), float(found[0][1])]}))

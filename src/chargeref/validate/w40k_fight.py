@@ -28,19 +28,21 @@ Rules checked (stable codes):
   token while no model is in normal engagement range), ``token_removed_wrongly`` (a
   token vanished without its model reaching normal engagement range, outside the
   pile-in choice, while its unit is still in combat), ``token_not_piled_in`` (pile in:
-  a token model kept still with its token although a straight pile-in move reached a
-  normal legal position), ``token_not_legal`` (consolidation: a token model moved but
-  not into a normal legal position although a straight move reached one).
+  a token model kept still with its token although a pile-in move reached a normal
+  legal position), ``token_not_legal`` (consolidation: a token model moved but not into
+  a normal legal position although a move reached one).
 * ``engaged_mismatch``: ``engaged`` is the set of enemy units engaged at the end.
 * ``attacks_mismatch``: ``details.attacks`` (when given) names, for every model, the
   enemy units it may attack: engagement range, token and barricade links, and the
   edition's chain (9: within 1/2" of a friend within 1/2" of an enemy; 10: base contact
   with a friend in base contact with an enemy).
 
-The legal-position search is limited to straight moves from the start (no curved
-paths, no pivots); among those it is complete up to the tolerance: its candidates are
-the constructed vertices of the arrangement of every rule's boundary
-(``w40k_fight_spot``), each verified exactly. A found spot is a proven duty.
+The legal-position search tries straight moves from the start and, for a round base
+on the ground, real paths round what is in the way (``w40k_reach``); no pivots. Among
+straight moves it is complete up to the tolerance: its candidates are the constructed
+vertices of the arrangement of every rule's boundary (``w40k_fight_spot``), each
+verified exactly; for real paths it adds where each locus enters the reach
+(``w40k_duty.reach_roots``). A found spot is a proven duty.
 """
 
 from __future__ import annotations
@@ -81,8 +83,10 @@ from .w40k import (
     coherency_problems,
     path_cost,
 )
-from .w40k_duty import STRICT_MARGIN, sd_to_each, shadow_lines
+from .w40k_duty import STRICT_MARGIN, reach_roots, sd_to_each, shadow_lines
 from .w40k_pivot import check_pivots
+from .w40k_reach import ReachField, level_field
+from .w40k_reach import board_lines as board_box
 
 #: edition 11 engagement range (the editions table)
 ER_H_ED11 = _edition(11).er
@@ -520,12 +524,15 @@ def _spot_curves(ctx: Ctx, s: Placed, base0: Footprint, enemies: list[Placed], n
 
 
 def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
-    """A normal legal position for ``mid`` by a straight fight move from its start:
+    """A normal legal position for ``mid`` by a fight move from its start (straight, or
+    for a round base on the ground along a real path round obstacles):
     within 1" (and 5" vertically) of an enemy model, closer to the enemy model closest
     at the start, within 3", on the board, overlapping nothing where the others ended,
     out of terrain, with the unit coherent. None if there is none among the constructed
     candidates (``w40k_fight_spot``: the vertices of the arrangement of every rule's
-    boundary), which proves there is none for straight moves (docs/validator.md)."""
+    boundary), which proves there is none for straight moves (docs/validator.md), and
+    where a stretch fails on the reach alone, the points where a locus enters the reach
+    along real paths."""
     s = ctx.start[mid]
     m = s.model
     base0 = base_footprint(m.base.kind, m.base.dims, (0.0, 0.0), m.facing, ctx.mmpu)
@@ -575,14 +582,25 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     if blocking:
         keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
     cands, gap_e = cands[keep], gap_e[keep]
-    order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
-    for i in order:
-        _budget_check()
-        q = cands[i]
+    fields: list[ReachField | None] = []
+
+    def field() -> ReachField | None:
+        """The real-path field of a round model on the ground (built once, on demand),
+        measuring up to an inch past the 3" (so the reach search can drop stretches)."""
+        if not fields:
+            fields.append(level_field(ctx, s, budget + ctx.inch))
+        return fields[0]
+
+    short = False
+
+    def try_spot(q: np.ndarray, gaps: np.ndarray) -> str | None:
+        """The enemy whose range the spot ``q`` is a normal legal position in, or None;
+        notes (``short``) a spot that fails on the reach alone."""
+        nonlocal short
         xy = (float(q[0]), float(q[1]))
         fp = base0.translated(xy)
         ground = _ground(xy, ctx.hills)
-        for j in np.flatnonzero(gap_e[i] <= er_h + TOL):
+        for j in np.flatnonzero(gaps <= er_h + TOL):
             e = enemies[int(j)]
             z = e.z if abs(e.z - ground) > TOL else ground
             p = Placed(mid, s.unit, s.player, m, xy, z, ground, fp)
@@ -596,12 +614,47 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
                 continue
             if p.elevated and _floor_ok(ctx, s.unit, fp, z) is not None:
                 continue
-            cost = path_cost(ctx, s, [s.xy, xy], z, p.elevated)
-            if cost.blocked or cost.total > budget + TOL:
-                continue
             if coherency_problems([*mates, p], ctx.edition, ctx.inch):
                 continue
-            return q, e.id
+            cost = path_cost(ctx, s, [s.xy, xy], z, p.elevated)
+            if not (cost.blocked or cost.total > budget + TOL):
+                return e.id
+            # a real path round what is in the way, for a level move on the ground
+            fld = field() if abs(z - s.z) <= TOL and not p.elevated else None
+            if fld is not None and float(fld.cost(q[None])[0]) <= budget + TOL:
+                return e.id
+            short = short or fld is not None
+        return None
+
+    order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
+    for i in order:
+        _budget_check()
+        got = try_spot(cands[i], gap_e[i])
+        if got is not None:
+            return cands[i], got
+    fld = field() if short else None
+    if fld is None:
+        return None
+    # some spot obeys every rule but the reach: where the loci enter the reach along
+    # real paths (w40k_duty.reach_roots, proven isolation), on every locus that can
+    # come within range of an enemy and within the reach of the start
+    walls = [(w, False) for w in fld.walls]
+    lines = board_box(fld)
+    for fp, k in loci:
+        if k < 0.0 or math.dist(s.xy, fp.center) - fp.radius - base0.radius - k > budget + TOL:
+            continue
+        if not any(math.dist(e.xy, fp.center) <= fp.radius + k + e.fp.radius + 2 * base0.radius + er_h + TOL
+                   for e in enemies):
+            continue
+        _budget_check()
+        roots = reach_roots(mover, fp, k, fld.cost, budget, limit=fld.limit, walls=walls, lines=lines)
+        if not len(roots):
+            continue
+        gaps = sd_to_each(base0, roots, [e.fp for e in enemies], er_h + 1.0)
+        for i in np.argsort(np.hypot(*(roots - sxy).T), kind="stable"):
+            got = try_spot(roots[i], gaps[i])
+            if got is not None:
+                return roots[i], got
     return None
 
 
@@ -624,7 +677,7 @@ def check_token_duty(ctx: Ctx) -> list[Violation]:
             continue
         spot, eid = found
         code = "token_not_piled_in" if ctx.ruling.procedure == "pile_in" else "token_not_legal"
-        out.append(Violation(code, f"{mid} keeps its token although a straight move reaches a normal legal position "
+        out.append(Violation(code, f"{mid} keeps its token although a move reaches a normal legal position "
                              f"within 1\" of {eid} at [{spot[0]:.4f}, {spot[1]:.4f}]", (mid, eid),
                              {"spot": [float(spot[0]), float(spot[1])], "enemy": eid}))
     return out

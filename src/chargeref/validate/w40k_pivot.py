@@ -324,24 +324,61 @@ def turned_ctx(ctx: Ctx, mid: str) -> Ctx | None:
     length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
     if length > ctx.budget + TOL:
         return None
-    parts = swept_parts(s, s.xy, f0, f0 + delta, ctx.mmpu)
-    er_h = edition_of(ctx.edition).er * ctx.inch
-    ends = {mid2: p for mid2, p in ctx.end.items() if mid2 not in ctx.casualties}
-    ground = ctx
-    if ctx.edition == 11:
-        kws = [k for k in ctx.charger.keywords if k != "FLY"]
-        ground = replace(ctx, charger=ctx.charger.model_copy(update={"keywords": kws}))
-    for where in (ground, replace(ground, start=ends)):
-        hard, er_of = _blockers(where, s, s.z)
-        if any(_penetrates_any(parts, fp) for _, fp in hard):
-            return None
-        if any(_penetrates_any(parts, fp, er_h + 2 * TOL) for _, fp in er_of):
-            return None
-    if not _on_board(Footprint(tuple(parts)), ctx.before):
+    if not turn_clear(ctx, s, s.xy, f0, f0 + delta):
         return None
     m2 = s.model.model_copy(update={"facing": f0 + delta})
     s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
     return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={})
 
 
-__all__ = ["check_pivots", "far_points", "swept_parts", "turn_reach", "turned_ctx"]
+def turn_clear(ctx: Ctx, s: Placed, at: tuple[float, float], f0: float, f1: float) -> bool:
+    """May model ``s`` turn at ``at`` from facing ``f0`` to ``f1``: the area its base
+    sweeps enters nothing a pivot may not enter (terrain it may not cross or would
+    climb, models it may not pass, and in editions 9 and 10 a non-target's engagement
+    range), against the other models both where they started and where they ended, and
+    stays on the board. In edition 11 the sweep is judged as on the ground."""
+    parts = swept_parts(s, at, f0, f1, ctx.mmpu)
+    er_h = edition_of(ctx.edition).er * ctx.inch
+    ends = {mid2: p for mid2, p in ctx.end.items() if mid2 not in ctx.casualties and mid2 != s.id}
+    starts = {mid2: p for mid2, p in ctx.start.items() if mid2 != s.id}
+    ground = ctx
+    if ctx.edition == 11:
+        kws = [k for k in ctx.charger.keywords if k != "FLY"]
+        ground = replace(ctx, charger=ctx.charger.model_copy(update={"keywords": kws}))
+    for where in (replace(ground, start=starts), replace(ground, start=ends)):
+        hard, er_of = _blockers(where, s, s.z)
+        if any(_penetrates_any(parts, fp) for _, fp in hard):
+            return False
+        if any(_penetrates_any(parts, fp, er_h + 2 * TOL) for _, fp in er_of):
+            return False
+    return _on_board(Footprint(tuple(parts)), ctx.before)
+
+
+def end_turn(ctx: Ctx, mid: str) -> tuple[Ctx, Placed, float, float] | None:
+    """For a model whose recorded move turns its base: the way of moving the other way
+    round (docs/40k.md, "Turning at the end spot"): travel with the base as it started,
+    then turn at the end spot to the facing the ruling gave it. Returns the context in
+    which the model's start holds the turned base (every question about a spot is asked
+    of it) with the turn's length (the least turn times the base's largest
+    centre-to-edge distance) taken off the budget, the model as it started (the path is
+    that base's), and the two facings (the caller checks the turn at each spot with
+    :func:`turn_clear`). None when the model was not turned or the turn alone exceeds
+    the budget."""
+    f1 = ctx.end_facing.get(mid)
+    s = ctx.start.get(mid)
+    if f1 is None or s is None or ctx.budget is None or s.model.base.kind == "round":
+        return None
+    f0 = float(s.model.facing)
+    delta = (float(f1) - f0 + 180.0) % 360.0 - 180.0
+    if abs(delta) <= 1e-9:
+        return None
+    b = s.model.base
+    length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
+    if length > ctx.budget + TOL:
+        return None
+    m2 = s.model.model_copy(update={"facing": f0 + delta})
+    s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
+    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={}), s, f0, f0 + delta
+
+
+__all__ = ["check_pivots", "end_turn", "far_points", "swept_parts", "turn_clear", "turn_reach", "turned_ctx"]
