@@ -17,12 +17,16 @@ move).
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
 from build import B20, round_unit, scen, unit
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from chargeref.systems.t9a import moves
+from chargeref.systems.t9a.geom import Shape
 from chargeref.systems.t9a.moves import forward_events, reach_crossings, reach_fleeing
 from chargeref.systems.t9a.resolve import Phase
 
@@ -109,3 +113,76 @@ def test_the_gap_at_its_threshold(width: float, ok: bool) -> None:
     assert (r is not None) == ok
     if ok:
         assert r is not None and r.steps[0].amount == pytest.approx(LO, abs=1e-9)
+
+
+# ----------------------------------------------------------------------------- the crossings
+
+PROPS = settings(max_examples=15, deadline=None, derandomize=not os.environ.get("CHARGEREF_PROPERTY_RANDOM"))
+
+
+def _state(A, shp, g: float, d: float) -> tuple[bool, ...]:
+    """Whether each corner circle (about either front corner moved ``d`` forward)
+    reaches each point of ``shp`` (as widened by ``g``)."""
+    c = A.corners()
+    out = []
+    r = (shp.r if shp.kind != "poly" else 0.0) + g
+    for q in (c["FL"], c["FR"]):
+        for rho in (A.width, A.depth, math.hypot(A.width, A.depth)):
+            for p in shp.points():
+                out.append(float(np.hypot(*(p - q - d * A.f))) <= rho + r)
+    return tuple(out)
+
+
+@PROPS
+@given(x=st.floats(-6, 6), y=st.floats(-3, 9), dmm=st.sampled_from([25.0, 40.0, 60.0]), facing=st.floats(0, 360))
+@example(x=P3X - W / 2, y=0.0, dmm=25.0, facing=90.0)
+def test_between_crossings_no_circle_starts_or_stops_reaching(x: float, y: float, dmm: float, facing: float) -> None:
+    A = case()[1]
+    A = A.at(A.F, facing)
+    f, lv = A.f, A.l
+    ctr = A.F + y * f - x * lv
+    shp = Shape.capsule(ctr, ctr, dmm / 25.4 / 2)
+    cr = sorted(reach_crossings(A, shp, 0.0))
+    c = A.corners()
+    R_ = dmm / 25.4 / 2
+    # each crossing is exact: some corner circle passes the round base's edge there
+    for d in cr:
+        err = min(abs(float(np.hypot(*(ctr - q - d * A.f))) - (rho + R_))
+                  for q in (c["FL"], c["FR"]) for rho in (A.width, A.depth, math.hypot(A.width, A.depth)))
+        assert err <= 1e-9
+    # and between neighbours (and beyond the last) nothing changes
+    ds = [v for v in cr if 0 < v < 12]
+    pts = [0.0] + ds + [12.0]
+    for a, b in zip(pts, pts[1:], strict=False):
+        if b - a < 1e-6:
+            continue
+        s0 = _state(A, shp, 0.0, a + (b - a) * 0.25)
+        assert _state(A, shp, 0.0, a + (b - a) * 0.5) == s0
+        assert _state(A, shp, 0.0, a + (b - a) * 0.75) == s0
+
+
+@PROPS
+@given(x=st.floats(-6, 6), y=st.floats(-3, 9), turn=st.floats(0, 90), g=st.sampled_from([0.0, 0.5]))
+@example(x=2.0, y=1.0, turn=0.0, g=0.0)
+def test_an_edge_crossing_is_a_tangency(x: float, y: float, turn: float, g: float) -> None:
+    A = case()[1]
+    ctr = A.F + y * A.f - x * A.l
+    a = math.radians(turn)
+    e = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-e[1], e[0]])
+    sq = Shape.poly(np.array([ctr, ctr + 0.8 * e, ctr + 0.8 * e + 0.5 * n, ctr + 0.5 * n]))
+    c = A.corners()
+    V = sq.V
+    for d in reach_crossings(A, sq, g):
+        # some circle (about a pivot moved d) passes through a vertex or is tangent to
+        # an edge (at a point of it), at its radius plus the gap
+        dist = []
+        for q in (c["FL"], c["FR"]):
+            P = q + d * A.f
+            for i in range(4):
+                va, vb = V[i], V[(i + 1) % 4]
+                ev = vb - va
+                t = min(1.0, max(0.0, float((P - va) @ ev) / float(ev @ ev)))
+                dist += [float(np.hypot(*(P - va - t * ev))), float(np.hypot(*(P - va)))]
+        radii = [rho + g for rho in (A.width, A.depth, math.hypot(A.width, A.depth))]
+        assert min(abs(dv - rr) for dv in dist for rr in radii) <= 1e-9
