@@ -220,9 +220,11 @@ class _Geo:
 
 @dataclass
 class Detour:
-    """The result of a search: the least clear approach found (or None), a proven
-    lower bound of every clear approach's distance in the searched set, and whether
-    the two agree to ``PROVE_TOL``."""
+    """The result of a search: the least clear approach found (or None), settled onto
+    a touch (``detour_touch``), a proven lower bound of every clear approach's
+    distance in the searched set (clear for the search's test: overlapping by up to
+    ``SEARCH_SLACK``), and whether the best approach of that test, before settling,
+    was within ``PROVE_TOL`` of the bound."""
 
     best: Found | None
     lower: float
