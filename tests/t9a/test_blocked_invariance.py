@@ -48,8 +48,10 @@ def test_blocked_charge_is_rotation_and_mirror_invariant(spin: float, mirror: bo
 
 def test_the_blocked_case_is_decided_by_the_search() -> None:
     # the friend A takes the shortest approach away: the distance exceeds the one
-    # without A, and the search proves it least (its lower bound within PROVE_TOL)
+    # without A, and the search proves it least (its lower bound within PROVE_TOL of
+    # the least approach overlapping A by up to SEARCH_SLACK; the distance is the one
+    # that only touches, settled from it, at most about 1e-6 longer: detour_touch)
     free = SYSTEM.needed(scen([unit(*r) for r in UNITS if r[0] != "A"], board=(120, 120)), ChargeRequest("B", ("T",)))
     assert BASE.distance > free.distance + 0.1
     assert BASE.exact is True
-    assert 0 <= BASE.distance - BASE.lower_bound <= PROVE_TOL + 1e-9
+    assert 0 <= BASE.distance - BASE.lower_bound <= PROVE_TOL + 1e-6

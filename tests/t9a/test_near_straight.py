@@ -267,7 +267,10 @@ def test_a_discarded_box_against_a_round_target_holds_no_clear_approach(i: int, 
 
 
 def test_the_round_target_search_narrows_the_bound() -> None:
-    # the ruling's bound: proven, and within 2e-4 of the distance (the search ends at
-    # the edge of approaches with no forward move first: see docs/t9a.md)
+    # the ruling's bound: proven, and within 2e-4 of the least approach the search's
+    # test accepts (it ends at the edge of approaches with no forward move first: see
+    # docs/t9a.md); that approach turns about the round target's tangent point, 1.8e-3
+    # shorter than the touching one the distance is settled onto (test_detour_touch.py)
     got = SYSTEM.needed(_round_case(), ChargeRequest("A", ("M",)))
-    assert got.lower_bound <= got.distance <= got.lower_bound + 2e-4
+    assert got.lower_bound <= got.distance <= got.lower_bound + 1.8e-3 + 2e-4
+    assert got.distance - got.lower_bound > 1.8e-3

@@ -44,6 +44,7 @@ from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .detour import Search, cells
+from .detour_touch import SEARCH_SLACK
 from .ends import end_events
 from .geom import Shape, first_contact_turn, gap, gap_lower, near, wrap_deg
 from .memo import table as memo_table
@@ -506,9 +507,6 @@ def lands(ch: Block, fr: Facing, ap: Approach, steps: list[Step]) -> bool:
     return abs(wrap_deg(end.facing - fr.psi)) <= 1e-7
 
 
-#: how much overlap the detour search's own clear test allows (inch): half of ``TOL``
-#: (see ``search_obstacles``)
-SEARCH_SLACK = TOL / 2
 
 
 def search_obstacles(obstacles: list[Obstacle]) -> list[Obstacle]:

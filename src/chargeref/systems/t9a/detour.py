@@ -58,6 +58,7 @@ import numpy as np
 from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
+from .detour_touch import SEARCH_SLACK, settle, touch_obstacles
 from .detour_witness import (
     TAU,
     Stage,
@@ -219,9 +220,11 @@ class _Geo:
 
 @dataclass
 class Detour:
-    """The result of a search: the least clear approach found (or None), a proven
-    lower bound of every clear approach's distance in the searched set, and whether
-    the two agree to ``PROVE_TOL``."""
+    """The result of a search: the least clear approach found (or None), settled onto
+    a touch (``detour_touch``), a proven lower bound of every clear approach's
+    distance in the searched set (clear for the search's test: overlapping by up to
+    ``SEARCH_SLACK``), and whether the best approach of that test, before settling,
+    was within ``PROVE_TOL`` of the bound."""
 
     best: Found | None
     lower: float
@@ -237,6 +240,8 @@ class Search:
                  clear: Callable[[float, float], Found | None]) -> None:
         self.world, self.ch, self.fr, self.obst = world, ch, fr, obstacles
         self.clear = clear
+        # the obstacles as they are when a path may overlap nothing (``detour_touch``)
+        self.tobst = touch_obstacles(obstacles, SEARCH_SLACK)
         self.g = _Geo(ch, fr)
         self.body = _body_samples(ch.width, ch.depth)
         self.osamp = [_shape_samples(o) for o in obstacles]
@@ -707,11 +712,17 @@ class Search:
             ub = float(best[0].distance)  # type: ignore[attr-defined]
         low = min([ub, pruned] + rest)
         proven = best is not None and min(rest, default=math.inf) >= ub - PROVE_TOL
+        if best is not None and best_cell is not None:
+            # from the edge of the overlap the test allows onto a real touch
+            best = settle(self, cs[best_cell], best, s_fixed)
         return Detour(best, low, proven, boxes)
 
     def _try(self, s: float, d: float) -> Found | None:
         self.checks += 1
         return self.clear(s, d)
+
+    #: (for ``detour_touch``)
+    try_at, edge_tol = _try, EDGE_TOL
 
     def _polish(self, c: Cell, found: Found, s0: float, s1: float, d0: float, d1: float) -> Found:
         """Slide a clear approach towards shorter ones inside its box: along the offset
@@ -725,7 +736,7 @@ class Search:
         found = self._slide(c, found, s0, s1, True)
         return self._slide_edge(c, found, d0, d1)
 
-    def _edge_s(self, c: Cell, d: float, which: str) -> float | None:
+    def edge_s(self, c: Cell, d: float, which: str) -> float | None:
         """The offset (in the cell) where, at align angle ``d``, ``d1`` (``which`` =
         "n1") or ``d2`` ("n2") is zero: both are affine in the offset for a fixed
         angle, so the root of the line through the cell's two ends."""
@@ -740,7 +751,7 @@ class Search:
         """A clear approach with no forward move before (or after) its wheel lies on
         the edge of the approaches that exist; the shortest clear one is often there
         too, where the edge meets an obstacle. Slide along that edge (the offset from
-        ``_edge_s``) over the box's angles towards the shorter end, to it or to where
+        ``edge_s``) over the box's angles towards the shorter end, to it or to where
         it meets the obstacle (bisection to ``POLISH_TOL``)."""
         ap = found[0]
         for which, dv in (("n1", float(ap.d1)), ("n2", float(ap.d2))):  # type: ignore[attr-defined]
@@ -749,13 +760,13 @@ class Search:
             d = float(found[0].delta)  # type: ignore[attr-defined]
 
             def at(x: float, which: str = which) -> Found | None:
-                se = self._edge_s(c, x, which)
+                se = self.edge_s(c, x, which)
                 return None if se is None else self._try(se, x)
 
-            ends = [e for e in (d0, d1) if self._edge_s(c, e, which) is not None]
+            ends = [e for e in (d0, d1) if self.edge_s(c, e, which) is not None]
             if not ends:
                 continue
-            dist = [float(self.g.at(c, np.array([self._edge_s(c, e, which)]), np.array([e]))["dist"][0])
+            dist = [float(self.g.at(c, np.array([self.edge_s(c, e, which)]), np.array([e]))["dist"][0])
                     for e in ends]
             far = ends[int(np.argmin(dist))]
             got = at(far)

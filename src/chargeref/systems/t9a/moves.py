@@ -450,7 +450,10 @@ def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], 
     obstacle's least gap) of the fleeing unit or of an obstacle comes level with the
     charger's front or rear edge, or with its front edge after a full wheel of 90
     degrees to either side (the point enters or leaves the ground the wheel sweeps
-    and the strip the charger then moves along)."""
+    and the strip the charger then moves along); and every place where a shape
+    enters or leaves the circle a corner runs on in a wheel (``reach_crossings``), so
+    that a stretch where a wheel gets past between two shapes, one left behind and
+    one not yet reached, has its ends among the candidates."""
     f = ch.f
     sh = ch.shape()
     assert sh.V is not None
@@ -491,7 +494,56 @@ def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], 
                     d = x - lv + e
                     if 0.0 < d < dmax:
                         out.add(d)
+        out |= {d for d in reach_crossings(ch, shp, g) if 0.0 < d < dmax}
     return sorted(out)
+
+
+def reach_crossings(ch: Block, shp: Shape, g: float) -> list[float]:
+    """The forward distances before a wheel at which the shape ``shp`` (kept ``g``
+    away) enters or leaves the reach of a wheel: a wheel to either side turns the
+    charger about that side's front corner, which after a forward move ``d1`` stands
+    at ``Q0 + d1 f``, and every other corner runs on a circle about it (radius the
+    width, the depth, or the diagonal). A point ``p`` of radius ``r`` meets such a
+    circle of radius ``rho`` where ``|p - Q0 - d1 f| = rho + r + g``: a quadratic in
+    ``d1`` (the point's offset along ``f`` plus or minus the root of the rest); a
+    polygon's edge where the circle is tangent to its line (at a point of the edge):
+    linear in ``d1``. Between two neighbouring crossings (and the levels of
+    ``forward_events``) no corner's circle starts or stops reaching the shape."""
+    f, lv = ch.f, ch.l
+    c = ch.corners()
+    rhos = (ch.width, ch.depth, math.hypot(ch.width, ch.depth))
+    pts = shp.points()
+    r = (shp.r if shp.kind != "poly" else 0.0) + g
+    out: list[float] = []
+    for q in (c["FL"], c["FR"]):
+        for rho in rhos:
+            R = rho + r
+            for p in pts:
+                a = float((p - q) @ f)
+                b = float((p - q) @ lv)
+                if abs(b) <= R:
+                    h = math.sqrt(R * R - b * b)
+                    out += [a - h, a + h]
+            if shp.kind != "poly":
+                continue
+            V = shp.V
+            assert V is not None
+            for i in range(len(V)):
+                va, vb = V[i], V[(i + 1) % len(V)]
+                e = vb - va
+                L2 = float(e @ e)
+                if L2 <= 1e-24:
+                    continue
+                n = np.array([e[1], -e[0]]) / math.sqrt(L2)
+                fn = float(f @ n)
+                if abs(fn) <= 1e-12:
+                    continue
+                for side in (1.0, -1.0):
+                    d = (side * (rho + g) - float((q - va) @ n)) / fn
+                    tp = q + d * f - side * (rho + g) * n
+                    if 0.0 <= float((tp - va) @ e) <= L2:
+                        out.append(d)
+    return out
 
 
 # ----------------------------------------------------------------------------- blocked path
