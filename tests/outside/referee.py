@@ -13,13 +13,17 @@ Geometry (all in the scenario's length unit; base sizes are millimetres):
   an ellipse is the point-ellipse distance (a bisection on the standard secular
   equation, carried to 1e-13 of the axes) minus the radius; a disc against a rectangle
   is the closed form of a point against a box;
-* any other pair uses the signed separation ``max_u (-h_B(-u) - h_A(u))`` over unit
-  directions u (h the support function): positive it is the gap, negative it is minus
-  the depth of overlap.  It is maximised by a scan of 1024 directions plus every face
-  normal, then a golden-section refinement round the best candidates to 1e-13 rad.
-  Along a straight path piece the separation of the moving base from another is
+* any pair's signed separation is ``max_u (-h_B(-u) - h_A(u))`` over unit directions u
+  (h the support function): positive it is the gap, negative it is minus the depth of
+  overlap. ``referee_exact.py`` computes it without a scan: closed forms for discs and
+  rectangles (two rectangles: their edge normals, or their corner-to-edge gaps), a
+  certified branch and bound (within 1e-10, its second-derivative bound stated there)
+  for pairs with an ellipse. ``separation_scan`` keeps the old scan of 1024 directions
+  (tests compare the two).
+* along a straight path piece the separation of the moving base from another is
   convex in the travelled fraction (a signed distance to a convex set), so its least
-  value is found by ternary search.
+  value is found by ternary search; along an arc piece ``referee_exact`` gives it in
+  closed form (discs and rectangles) or by a certified branch and bound (ellipses).
 
 Checks for 40k (editions 9, 10, 11, WTC on or off) are in :func:`check_40k`; the
 lighter T9A and Warmaster checks are in ``referee_blocks.py`` (:func:`check` dispatches).
@@ -30,6 +34,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+
+import referee_exact
 
 TOL = 1e-6
 GOLD = (math.sqrt(5) - 1) / 2
@@ -174,7 +180,14 @@ def _sep(A: Shape, B: Shape, th: float) -> float:
 
 
 def separation(A: Shape, B: Shape) -> float:
-    """Signed separation: the gap when apart, minus the overlap depth when overlapping."""
+    """Signed separation: the gap when apart, minus the overlap depth when overlapping
+    (exact, see ``referee_exact``)."""
+    return referee_exact.separation(A, B)
+
+
+def separation_scan(A: Shape, B: Shape) -> float:
+    """The referee's earlier separation: a scan of 1024 directions and the faces'
+    normals, refined by golden section (kept to test the exact one against)."""
     if A.kind == "disc" and B.kind == "disc":
         return math.hypot(A.cx - B.cx, A.cy - B.cy) - A.a - B.a
     if A.kind == "disc" or B.kind == "disc":
@@ -255,6 +268,18 @@ def path_pieces(mv: dict[str, Any]) -> list[dict[str, Any]]:
     if segs:
         return list(segs)
     return [{"kind": "line", "from": mv["from"][:2], "to": mv["to"][:2]}]
+
+
+def least_separation_along_arc(mover: Shape, seg: dict[str, Any], other: Shape) -> float:
+    """The least signed separation between ``mover`` (its centre carried along the arc
+    piece ``seg``) and ``other``: exact, see ``referee_exact``."""
+    return referee_exact.least_separation_along_arc(mover, seg, other)
+
+
+def sampled_least_separation_along_arc(mover: Shape, seg: dict[str, Any], other: Shape, n: int = 64) -> float:
+    """The referee's earlier arc check: the separation at n + 1 points of the arc (an
+    upper bound of the least value; kept to test the exact one against)."""
+    return min(separation(moved(mover, x, y), other) for x, y in arc_points(seg, n))
 
 
 def arc_points(seg: dict[str, Any], n: int = 64) -> list[tuple[float, float]]:
@@ -459,7 +484,8 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
     # 3b. paths: never through an enemy model; editions 9 and 10 never within
     # engagement range of a non-target enemy model; edition 9 never across any other
     # model; a MONSTER or VEHICLE never across a friendly MONSTER or VEHICLE (FLY exempt).
-    # Straight pieces exactly; arcs at 65 points each (a violation found is real).
+    # Straight pieces and arcs exactly (ternary search on a convex function; arcs in
+    # closed form or by a certified branch and bound).
     if roll is not None:
         for mid, mv in moves.items():
             m0 = before.get(mid)
@@ -491,10 +517,10 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
                             continue
                         s_min = least_separation_along(m0.shape, seg["from"], seg["to"], o.shape)
                     else:
-                        pts = arc_points(seg)
-                        if min(math.hypot(x - o.shape.cx, y - o.shape.cy) for x, y in pts) > reach:
+                        cx, cy, r, t0, span = referee_exact.arc_angles(seg)
+                        if referee_exact.arc_point_distance(cx, cy, r, t0, span, o.shape.cx, o.shape.cy) > reach:
                             continue
-                        s_min = min(separation(moved(m0.shape, x, y), o.shape) for x, y in pts)
+                        s_min = least_separation_along_arc(m0.shape, seg, o.shape)
                     if (s_min < -TOL) if limit == 0.0 else (s_min <= limit + 1e-9):
                         F.append(Finding(code, f"{mid}'s path comes {s_min:.6f} from {o.id} of {o.unit}"))
 
@@ -588,27 +614,37 @@ def check_40k(scen: dict[str, Any], ruling: dict[str, Any], *, open_field: bool 
             if expect != success:
                 F.append(Finding("success_mismatch", f"roll {roll}, needed.roll {nroll}, success {success}"))
 
-    # 5. single model against a single round target in the open: the closed form
+    # 5. single model against a single target in the open: the closed form
     if open_field is None:
         open_field = not walls and not scen.get("terrain")
     cms = [m for m in before.values() if m.unit == charger]
     # (any shapes: the straight move along the closest points' direction closes the
-    # gap at exactly the rate moved, and no move closes it faster)
+    # gap at exactly the rate moved, and no move closes it faster; it holds when that
+    # straight move keeps the base on the board, else it is only a lower bound)
     if open_field and len(targets) == 1 and len(cms) == 1:
         tms = [m for m in before.values() if m.unit == targets[0]]
         others = [m for m in before.values() if m.unit not in (charger, targets[0])]
         if len(tms) == 1 and not others:
-            g = gap(cms[0].shape, tms[0].shape)
+            c0 = cms[0].shape
+            g, ux, uy = referee_exact.separation_w(c0, tms[0].shape)
+            g = max(0.0, g)
             exact = max(0.0, g - er)
-            if ndist is None or abs(ndist - exact) > TOL:
-                F.append(Finding("closed_form", f"needed.distance {ndist}, closed form {exact:.9f}"))
-            # the least roll total: the move rounded up; edition 11 also needs the
-            # target within the roll itself (its gap, not the gap less 2")
-            want = math.ceil((g if ed == 11 else exact) / k - TOL)
-            if nroll != want:
-                F.append(Finding("closed_form_roll", f"needed.roll {nroll}, expected {want}"))
+
+            def straight_on_board(d: float) -> bool:
+                return _on_board(moved(c0, c0.cx + d * ux, c0.cy + d * uy), float(board["width"]),
+                                 float(board["depth"]))
+
+            if straight_on_board(exact):
+                if ndist is None or abs(ndist - exact) > TOL:
+                    F.append(Finding("closed_form", f"needed.distance {ndist}, closed form {exact:.9f}"))
+                # the least roll total: the move rounded up; edition 11 also needs the
+                # target within the roll itself (its gap, not the gap less 2")
+                want = math.ceil((g if ed == 11 else exact) / k - TOL)
+                if nroll != want:
+                    F.append(Finding("closed_form_roll", f"needed.roll {nroll}, expected {want}"))
             # WTC (edition 10): base contact when the roll reaches it
-            if success and wtc and ed == 10 and roll is not None and roll * k >= g + TOL:
+            if (success and wtc and ed == 10 and roll is not None and roll * k >= g + TOL
+                    and straight_on_board(g)):
                 g1 = gap(after[cms[0].id].shape, after[tms[0].id].shape)
                 if g1 > TOL:
                     F.append(Finding("no_base_contact", f"roll {roll} reaches contact ({g:.6f}) but ends {g1:.6f} away"))
