@@ -230,3 +230,31 @@ def test_referee_sees_an_arc_dip_into_engagement_range_between_samples(clear: fl
     assert abs(referee.least_separation_along_arc(m, seg, o) - (1.0 + clear)) <= 1e-12
     # the old 65 points sit 0.0123 rad either side of the dip: they see it 7e-4 too far
     assert referee.sampled_least_separation_along_arc(m, seg, o) >= 1.0 + clear + 5e-4
+
+
+@pytest.mark.parametrize("ed", [9, 10, 11])
+def test_one_on_one_at_a_board_edge_least_move_closed_form(ed: int) -> None:
+    """A 2" round charger at (1.2, 20) and a 1" round target touching the left edge at
+    (0.5, 10): the straight approach would cross the edge, so the least move ends with
+    the charger touching the edge, its centre at (1, 10 + sqrt((1.5 + er)^2 - 0.5^2)).
+    The referee takes that distance and no other (1e-3 more is a finding)."""
+    er = 2.0 if ed == 11 else 1.0
+    scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                       "models": [{"id": "A1", "at": [1.2, 20.0], "base": {"round": 50.8}}]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                       "models": [{"id": "B1", "at": [0.5, 10.0], "base": {"round": 25.4}}]}]}
+    end = [1.0, 10.0 + math.sqrt((1.5 + er) ** 2 - 0.25)]
+    want = math.hypot(0.2, 20.0 - end[1])
+    got = referee.least_move_on_board(Shape("disc", 1.2, 20.0, 1.0), Shape("disc", 0.5, 10.0, 0.5), er, 60.0, 44.0)
+    assert abs(got - want) <= 1e-9
+    after = copy.deepcopy(scen)
+    after["units"][0]["models"][0]["at"] = end
+    gap = math.hypot(0.7, 10.0) - 1.5
+    roll = math.ceil(max(gap, want) if ed == 11 else want)
+    ruling = {"charger": "A", "targets": ["B"], "eligible": True, "success": True, "roll": {"total": 12},
+              "needed": {"distance": want, "roll": roll},
+              "moves": [{"id": "A1", "from": [1.2, 20.0, 0.0], "to": end + [0.0], "distance": want}], "after": after}
+    assert [str(f) for f in referee.check(scen, ruling)] == []
+    ruling["needed"]["distance"] = want + 1e-3
+    assert "closed_form" in {f.code for f in referee.check(scen, ruling)}
