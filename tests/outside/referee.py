@@ -233,7 +233,13 @@ def moved(s: Shape, x: float, y: float) -> Shape:
 
 
 def least_move_on_board(mover: Shape, target: Shape, reach: float, width: float, depth: float) -> float:
-    """The shortest translation of ``mover`` that ends within ``reach`` of ``target``
+    """See :func:`least_spot_on_board` (its distance)."""
+    return least_spot_on_board(mover, target, reach, width, depth)[0]
+
+
+def least_spot_on_board(mover: Shape, target: Shape, reach: float, width: float,
+                        depth: float) -> tuple[float, float, float]:
+    """(length, x, y) of the shortest translation of ``mover`` that ends within ``reach`` of ``target``
     with the whole base on the board. The end spots form a convex set (a sublevel set of
     a signed distance to a convex set, cut by the box the board allows the centre), so
     when the straight approach leaves the board the answer lies on that box's boundary:
@@ -242,9 +248,9 @@ def least_move_on_board(mover: Shape, target: Shape, reach: float, width: float,
     for each end), and the nearest point of it to the start is the clamp of the start's
     projection. The straight path to that spot stays on the board (a box is convex)."""
     g = separation(mover, target)
-    if g <= reach:
-        return 0.0
     x0, y0 = mover.cx, mover.cy
+    if g <= reach:
+        return 0.0, x0, y0
     e_left = mover.support(-1, 0) + x0
     e_right = mover.support(1, 0) - x0
     e_down = mover.support(0, -1) + y0
@@ -254,7 +260,7 @@ def least_move_on_board(mover: Shape, target: Shape, reach: float, width: float,
     def f(x: float, y: float) -> float:
         return separation(moved(mover, x, y), target) - reach
 
-    best = math.inf
+    best = (math.inf, x0, y0)
     sides = [((lo_x, lo_y), (lo_x, hi_y)), ((hi_x, lo_y), (hi_x, hi_y)), ((lo_x, lo_y), (hi_x, lo_y)),
              ((lo_x, hi_y), (hi_x, hi_y))]
     for (ax, ay), (bx, by) in sides:
@@ -291,7 +297,8 @@ def least_move_on_board(mover: Shape, target: Shape, reach: float, width: float,
         L2 = (bx - ax) ** 2 + (by - ay) ** 2
         t = 0.0 if L2 == 0 else ((x0 - ax) * (bx - ax) + (y0 - ay) * (by - ay)) / L2
         t = min(max(t, min(ends)), max(ends))
-        best = min(best, math.hypot(ax + (bx - ax) * t - x0, ay + (by - ay) * t - y0))
+        x, y = ax + (bx - ax) * t, ay + (by - ay) * t
+        best = min(best, (math.hypot(x - x0, y - y0), x, y))
     return best
 
 
