@@ -23,10 +23,11 @@ Static pairs (:func:`separation`):
 * a disc against an ellipse: the point-ellipse distance (secular equation, bisected to
   the last bit; inside the ellipse the interior branch of the same equation), minus the
   radius;
-* rectangle-rectangle (walls are rectangles): when the separation over the eight edge
-  normals is <= 0 it is the exact (negative) answer (a convex polygon's depth is decided
-  by its edge normals); otherwise the polygons are apart and the gap is the least
-  vertex-to-edge distance;
+* rectangle-rectangle (walls are rectangles): the point form against K, the Minkowski
+  polygon: inside it (overlap) the largest excess over its half-planes, whose normals are
+  the eight edge normals of the two (a convex polygon's depth is decided by its sides);
+  outside it the distance to its boundary. ``rect_rect_separation`` computes the same
+  from the corners (edge normals, else the least corner-to-edge distance) as a check;
 * a pair with an ellipse and no disc: ``f(u) = -h_B(-u) - h_A(u)`` (u at angle theta) maximised
   by branch and bound over the circle of directions with a certified bound: between the
   rectangles' normals f is smooth and ``|f''| <= M = |c_B - c_A| + M_A + M_B`` (an
