@@ -239,15 +239,16 @@ def least_move_on_board(mover: Shape, target: Shape, reach: float, width: float,
 
 def least_spot_on_board(mover: Shape, target: Shape, reach: float, width: float,
                         depth: float) -> tuple[float, float, float]:
-    """(length, x, y) of the shortest translation of ``mover`` that ends within ``reach`` of ``target``
-    with the whole base on the board. The end spots form a convex set (a sublevel set of
-    a signed distance to a convex set, cut by the box the board allows the centre), so
-    when the straight approach leaves the board the answer lies on that box's boundary:
+    """(length, x, y) of the shortest translation of ``mover`` that ends within ``reach``
+    of ``target`` with the whole base on the board: the straight approach along the
+    closest points' direction when it stays on the board. Else: the end spots form a
+    convex set (a sublevel set of a signed distance to a convex set, cut by the box the
+    board allows the centre), so the answer lies on that box's boundary:
     on each of its four sides the spots within reach are one interval (the separation
     is convex along a line: ternary search for its least value, then bisection to 1e-12
     for each end), and the nearest point of it to the start is the clamp of the start's
     projection. The straight path to that spot stays on the board (a box is convex)."""
-    g = separation(mover, target)
+    g, ux, uy = referee_exact.separation_w(mover, target)
     x0, y0 = mover.cx, mover.cy
     if g <= reach:
         return 0.0, x0, y0
@@ -256,6 +257,9 @@ def least_spot_on_board(mover: Shape, target: Shape, reach: float, width: float,
     e_down = mover.support(0, -1) + y0
     e_up = mover.support(0, 1) - y0
     lo_x, hi_x, lo_y, hi_y = e_left, width - e_right, e_down, depth - e_up
+    sx, sy = x0 + (g - reach) * ux, y0 + (g - reach) * uy
+    if lo_x <= sx <= hi_x and lo_y <= sy <= hi_y:
+        return g - reach, sx, sy  # the straight approach stays on the board
 
     def f(x: float, y: float) -> float:
         return separation(moved(mover, x, y), target) - reach

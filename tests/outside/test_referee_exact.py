@@ -258,3 +258,37 @@ def test_one_on_one_at_a_board_edge_least_move_closed_form(ed: int) -> None:
     assert [str(f) for f in referee.check(scen, ruling)] == []
     ruling["needed"]["distance"] = want + 1e-3
     assert "closed_form" in {f.code for f in referee.check(scen, ruling)}
+
+
+@settings(SETTINGS, max_examples=min(SETTINGS.max_examples, 15))
+@given(A=shape_args, B=shape_args, ty=st.floats(0.0, 44.0), ang=st.floats(-1.5, 1.5), dist=st.floats(2.0, 11.0),
+       reach=st.sampled_from([1.0, 2.0]))
+@example(A=("disc", 1.0, 1.0, 0.0), B=("disc", 0.5, 0.5, 0.0), ty=10.0, ang=1.5007, dist=10.0245,
+         reach=1.0)  # near the closed-form case above
+@example(A=("ellipse", 1.77, 1.02, 2.67), B=("ellipse", 1.48, 0.83, 1.86), ty=0.0, ang=1.44, dist=6.5,
+         reach=1.0)  # ovals in a corner
+def test_least_move_on_the_board_is_feasible_and_never_beaten(A: tuple, B: tuple, ty: float, ang: float, dist: float,
+                                                             reach: float) -> None:
+    """Target against the left edge (or in a corner), the charger on the board: the
+    least move's spot is on the board and within reach, never shorter than the gap less
+    the reach, and no spot sampled on the left side of the box the board allows the
+    centre, or on lines through the answer, that is on the board and within reach is
+    nearer."""
+    t0 = _shape(B[0], 0.0, 0.0, *B[1:])
+    tgt = referee.moved(t0, t0.support(-1, 0), min(max(ty, t0.support(0, -1)), 44.0 - t0.support(0, 1)))
+    m0 = _shape(A[0], 0.0, 0.0, *A[1:])
+    mv = referee.moved(m0, tgt.cx + dist * math.cos(ang), tgt.cy + dist * math.sin(ang))
+    if not referee._on_board(mv, 60.0, 44.0) or referee.separation(mv, tgt) <= reach:
+        return
+    d, x, y = referee.least_spot_on_board(mv, tgt, reach, 60.0, 44.0)
+    end = referee.moved(mv, x, y)
+    assert referee._on_board(end, 60.0, 44.0)
+    assert referee.separation(end, tgt) <= reach + 1e-9
+    assert abs(d - math.hypot(x - mv.cx, y - mv.cy)) <= 1e-12
+    assert d >= referee.separation(mv, tgt) - reach - 1e-9
+    lo_x = m0.support(-1, 0)
+    for k in range(-40, 41):
+        for px, py in ((lo_x, y + k * 0.05), (x + k * 0.01, y), (x, y + k * 0.01)):
+            s = referee.moved(mv, px, py)
+            if referee._on_board(s, 60.0, 44.0) and referee.separation(s, tgt) <= reach:
+                assert math.hypot(px - mv.cx, py - mv.cy) >= d - 1e-9
