@@ -39,6 +39,7 @@ from .pivots import (
     _better,
     _hopeless,
     apply_plan,
+    may_win,
     plan_floor,
     plans,
     proven_least,
@@ -175,11 +176,18 @@ def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN00
     for plan in end_plans(world, prob.unit, list(prob.targets)):
         if _hopeless(plan_floor(world, prob, plan), best[2]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        p2, b2 = end_problem(world, plan, build)
-        # "ends closer" and the lower bound measure from where the model stood
-        p2.start_dist = prob.start_dist.copy()
-        if b2 is not None and bare is not None:
-            b2.start_dist = bare.start_dist.copy()
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            p2, b2 = end_problem(world, plan, build)
+            # "ends closer" and the lower bound measure from where the model stood
+            p2.start_dist = prob.start_dist.copy()
+            if b2 is not None and bare is not None:
+                b2.start_dist = bare.start_dist.copy()
+            return p2, b2
+
+        if not may_win(system, *make(), best[2]):
+            continue  # perf: no placement at the level a better answer needs (proof there)
+        p2, b2 = make()  # a fresh problem: the probe grew the first one's spots
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
             best = (p2, b2, n2, EndTurns(p2.end_pivots))

@@ -332,7 +332,8 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     """The problem to rule on: ``prob`` unturned, or the pivot plan whose needed roll and
     distance are strictly better. Returns (prob, bare, need, turns) where ``turns`` maps
     each pivoting model to (from facing, to facing); empty without a pivot. A plan whose
-    proven floor (``plan_floor``) cannot beat the best found is not solved."""
+    proven floor (``plan_floor``) cannot beat the best found is not solved, nor one that
+    fails the probe at the level a better answer would need (``may_win``)."""
     from .solver import ChargeProblem
 
     if proven_least(need, prob.lower_bound()):
@@ -341,19 +342,61 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
         if _hopeless(plan_floor(world, prob, plan), best[2]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        w2, cost, turns = apply_plan(world, plan)
-        p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
-        # "ends closer" and the lower bound measure from where the model stood before it
-        # turned (the same models in the same order)
-        p2.start_dist = prob.start_dist.copy()
-        b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
-        if b2 is not None:
-            b2.start_dist = bare.start_dist.copy() if bare is not None else b2.start_dist
-        p2.pivots = turns
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            w2, cost, turns = apply_plan(world, plan)
+            p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
+            # "ends closer" and the lower bound measure from where the model stood before
+            # it turned (the same models in the same order)
+            p2.start_dist = prob.start_dist.copy()
+            b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
+            if b2 is not None:
+                b2.start_dist = bare.start_dist.copy() if bare is not None else b2.start_dist
+            p2.pivots = turns
+            return p2, b2
+
+        p2, b2 = make()
+        if not may_win(system, p2, b2, best[2]):
+            continue
+        p2, b2 = make()  # a fresh problem: the probe grew the first one's spots
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
-            best = (p2, b2, n2, turns)
+            best = (p2, b2, n2, p2.pivots)
     return best
+
+
+def probe_level(need) -> float | None:  # noqa: ANN001
+    """The move a plan must manage to be strictly better than ``need`` (``_better``), or
+    None when any answer would be (no roll yet).
+
+    Proof. ``needed_on`` reports a distance ``d`` that a placement it found reaches
+    (its longest move, or for a walls-rule placement the level it was found at) and the
+    roll ``ceil(d - 1e-6)``. A strictly better answer has either a lower roll, so
+    ``d <= need.roll - 1 + 1e-6``, or the same roll and ``d < need.distance - TOL``.
+    Either way a placement exists within the larger of those two levels."""
+    if need.roll is None:
+        return None
+    level = need.roll - 1 + 1e-6
+    if need.distance is not None:
+        level = max(level, need.distance - TOL)
+    return level
+
+
+def may_win(system, p2, b2, need) -> bool:  # noqa: ANN001
+    """Can the plan's problem ``p2`` (open-field twin ``b2``) be strictly better than
+    ``need``? False when the search finds no placement at ``probe_level(need)``.
+
+    perf, proof: the engine's feasibility grows with the roll (a placement legal within
+    R is legal within any larger R; ``needed_on``'s bisection stands on the same
+    property), so a plan with no placement at that level has none at any level a better
+    answer needs (``probe_level``), and its full least-roll search (a bisection over
+    rolls, then over distances, each step a solve) cannot end better. One solve instead
+    of that search; the caller solves a plan that passes on a fresh problem, so its
+    answer is the one the full search gives."""
+    level = probe_level(need)
+    if level is None:
+        return True
+    return system.solve_any(p2, b2, level, improve=False)[0] is not None
 
 
 def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
@@ -397,22 +440,30 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
     charge with the edition's closer duty and no open-field twin): ``build(world, cost)``
     returns the problem on a world whose plan's models stand turned, paying ``cost``.
     Returns (prob, need, turns), ``turns`` empty when no plan is strictly better. A plan
-    whose proven floor (``plan_floor``) cannot beat the best found is not solved."""
+    whose proven floor (``plan_floor``) cannot beat the best found, or that fails the
+    probe (``may_win``), is not solved."""
     if proven_least(need, prob.lower_bound()):
         return prob, need, {}
     best = (prob, need, {})
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
         if _hopeless(plan_floor(world, prob, plan), best[1]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        w2, cost, turns = apply_plan(world, plan)
-        p2 = build(w2, cost)
-        # "ends closer" and the lower bound measure from where the model stood before it
-        # turned (the same models in the same order)
-        p2.start_dist = prob.start_dist.copy()
-        p2.pivots = turns
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            w2, cost, turns = apply_plan(world, plan)
+            p2 = build(w2, cost)
+            # "ends closer" and the lower bound measure from where the model stood before
+            # it turned (the same models in the same order)
+            p2.start_dist = prob.start_dist.copy()
+            p2.pivots = turns
+            return p2
+
+        if not may_win(system, make(), None, best[1]):
+            continue
+        p2 = make()  # a fresh problem: the probe grew the first one's spots
         n2, _ = system.needed_on(p2, None)
         if _better(n2, best[1]):
-            best = (p2, n2, turns)
+            best = (p2, n2, p2.pivots)
     return best
 
 
@@ -430,4 +481,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "plan_floor", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
