@@ -36,6 +36,7 @@ from ...geometry.shapes import TOL, Disc, Footprint, signed_distance
 from . import pivots
 from .pivots import (
     Plan,
+    SharedFields,
     _better,
     _hopeless,
     apply_plan,
@@ -56,14 +57,27 @@ class EndTurns(dict):
     plan's turns are a plain dict)."""
 
 
-class EndTurnProblem(ChargeProblem):
+class StartTurnProblem(SharedFields, ChargeProblem):
+    """A start plan's charge (``pivots.best_plan``): its models stand turned in the
+    world given; the models the plan does not turn borrow their path fields from
+    ``field_source``, the unturned problem (``pivots.SharedFields``)."""
+
+    def __init__(self, *a, field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN002, ANN003
+        self.field_source = field_source
+        super().__init__(*a, **kw)
+
+
+class EndTurnProblem(SharedFields, ChargeProblem):
     """A charge whose models named in ``travel`` move with the base they started with
     (``travel[id]``: the model as it stood) and turn at their end spot by
     ``end_turn[id]`` degrees; the world given stands them turned. Set before the
     engine's set-up, which already prices the first spots."""
 
     def __init__(self, world: World, unit: str, targets: list[str], cap: float, travel: dict[str, Model],
-                 end_turn: dict[str, float], **kw) -> None:  # noqa: ANN003
+                 end_turn: dict[str, float], field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN003
+        # every path, the turning models' too, is travelled by a base as it stood: all
+        # the fields can be borrowed from the unturned problem (pivots.SharedFields)
+        self.field_source = field_source
         self.travel = dict(travel)
         self.end_turn = dict(end_turn)
         #: each model turning at its end: (from facing, to facing), read by the ruling
@@ -79,7 +93,7 @@ class EndTurnProblem(ChargeProblem):
             return super().field(m)
         f = self._fields.get(m.id)
         if f is None:
-            f = self.planner.field(t.fp, budget=self.cap + 1e-9)
+            f = self.borrow(m.id, t.fp) or self.planner.field(t.fp, budget=self.cap + 1e-9)
             self._fields[m.id] = f
         return f
 
@@ -153,14 +167,17 @@ def end_problem(world: World, plan: Plan, build):  # noqa: ANN001, ANN201
     return build(w2, travel, delta)
 
 
-def system_builder(system, req, cap: float):  # noqa: ANN001, ANN201
+def system_builder(system, req, cap: float, source: ChargeProblem | None = None,  # noqa: ANN001, ANN201
+                   bare_source: ChargeProblem | None = None):
     """``build`` for the charges of editions 9 and 10 (``W40k``): the charge as
     ``W40k._problem`` makes it, and its open-field twin when the WTC walls rule
-    applies."""
+    applies. ``source`` and ``bare_source``: the unturned problem and its twin, whose
+    path fields the plan's problems borrow (``pivots.SharedFields``)."""
     def build(w2: World, travel: dict[str, Model], delta: dict[str, float]):  # noqa: ANN202
-        p = EndTurnProblem(w2, req.charger, list(req.targets), cap, travel, delta)
+        p = EndTurnProblem(w2, req.charger, list(req.targets), cap, travel, delta, field_source=source)
         b = system.open_field(w2, req, cap)
-        return p, (EndTurnProblem(b.w, req.charger, list(req.targets), cap, travel, delta) if b is not None else None)
+        return p, (EndTurnProblem(b.w, req.charger, list(req.targets), cap, travel, delta, field_source=bare_source)
+                   if b is not None else None)
 
     return build
 
@@ -199,7 +216,7 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     start spot), then the end-turn plans when the answer is still not proven; the same
     (prob, bare, need, turns), ``turns`` an :class:`EndTurns` for an end plan."""
     best = pivots.best_plan(system, world, req, prob, bare, need)
-    end = best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap))
+    end = best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap, prob, bare))
     return end if end[3] else best
 
 
@@ -219,4 +236,4 @@ def end_replan(system, world: World, req, prob, turns: dict[str, tuple[float, fl
     return p2, b2
 
 
-__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "best_plan", "end_plans", "end_problem", "end_replan", "replan", "system_builder"]
+__all__ = ["EndTurnProblem", "EndTurns", "StartTurnProblem", "best_end_plan", "best_plan", "end_plans", "end_problem", "end_replan", "replan", "system_builder"]

@@ -310,6 +310,50 @@ def apply_plan(world: World, plan: Plan) -> tuple[World, dict[str, float], dict[
     return w2, cost, turns
 
 
+class SharedFields:
+    """A mixin for a plan's problem (before ``ChargeProblem``): the path fields of the
+    models whose travelling base the plan leaves as it was are taken from the unturned
+    problem ``field_source`` instead of being planned again.
+
+    perf, exact: a field is the shortest-path tree from one start for one base among
+    the problem's barriers on the board, within the cap; each of its caches (the exact
+    tangent graphs, the smooth graphs) is keyed by the very set of obstacles it is built
+    over, so what it answers depends on those inputs alone, never on what it was asked
+    before. A plan turns only models of the charging unit, which are not among the
+    barriers of their own moves, so the barriers are the same; the field is borrowed
+    only when the source planned it for the same base object, the same cap and a
+    barrier list with the same ids, prices and shapes (checked, not assumed)."""
+
+    field_source = None
+
+    def _barrier_key(self) -> tuple:
+        key = self.__dict__.get("_bkey")
+        if key is None:
+            key = self._bkey = (self.w.board, tuple(
+                (b.id, b.cost, tuple(np.round(b.footprint.center, 12)), round(b.footprint.radius, 12))
+                for b in self.barriers))
+        return key
+
+    def borrow(self, mid: str, fp: Footprint):  # noqa: ANN201
+        """The source's field of model ``mid`` planned for base ``fp``, or None."""
+        src = self.field_source
+        if src is None:
+            return None
+        f = src._fields.get(mid)
+        if f is None or f.base is not fp or f.budget != self.cap + 1e-9:
+            return None
+        if SharedFields._barrier_key(src) != self._barrier_key():
+            return None
+        return f
+
+    def field(self, m: Model):  # noqa: ANN201
+        if m.id not in self._fields:
+            f = self.borrow(m.id, m.fp)
+            if f is not None:
+                self._fields[m.id] = f
+        return super().field(m)  # type: ignore[misc]
+
+
 def _better(a, b) -> bool:  # noqa: ANN001 (Needed)
     """Is need ``a`` strictly better than ``b``: a roll where there was none, a lower
     roll, or the same roll with a shorter distance (beyond the tolerance)?"""
@@ -334,7 +378,7 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     each pivoting model to (from facing, to facing); empty without a pivot. A plan whose
     proven floor (``plan_floor``) cannot beat the best found is not solved, nor one that
     fails the probe at the level a better answer would need (``may_win``)."""
-    from .solver import ChargeProblem
+    from .end_pivots import StartTurnProblem
 
     if proven_least(need, prob.lower_bound()):
         return prob, bare, need, {}
@@ -345,7 +389,7 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
 
         def make(plan: Plan = plan):  # noqa: ANN202
             w2, cost, turns = apply_plan(world, plan)
-            p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
+            p2 = StartTurnProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost, field_source=prob)
             # "ends closer" and the lower bound measure from where the model stood before
             # it turned (the same models in the same order)
             p2.start_dist = prob.start_dist.copy()
@@ -481,4 +525,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "proven_least", "replan", "SharedFields", "sweep_clear", "sweep_on_board"]
