@@ -310,6 +310,43 @@ def apply_plan(world: World, plan: Plan) -> tuple[World, dict[str, float], dict[
     return w2, cost, turns
 
 
+class MemoField:
+    """A path field that remembers the cost of each goal it was asked (keyed by the
+    goal's exact coordinates), shared by every plan's problem that borrows the field:
+    the plans of one charge ask their unturned models about many of the same spots.
+
+    perf, exact: a field answers each goal from that goal alone (its straight segment,
+    the corners it touches, its own polyline and the exact tangent graph over the
+    obstacles near that polyline, each keyed by what it is built from), so a goal's
+    cost is the same number whatever other goals are asked with it or before it
+    (tests/w40k/test_pivots_speed.py compares the two bit for bit)."""
+
+    def __init__(self, field) -> None:  # noqa: ANN001
+        self.field = field
+        self.memo: dict[bytes, float] = {}
+
+    def cost(self, goals: np.ndarray) -> np.ndarray:
+        goals = np.ascontiguousarray(np.atleast_2d(np.asarray(goals, dtype=float)))
+        out = np.empty(len(goals))
+        keys = [g.tobytes() for g in goals]
+        todo = []
+        for i, k in enumerate(keys):
+            v = self.memo.get(k)
+            if v is None:
+                todo.append(i)
+            else:
+                out[i] = v
+        if todo:
+            c = np.asarray(self.field.cost(goals[todo]), dtype=float)
+            out[todo] = c
+            for i, v in zip(todo, c, strict=True):
+                self.memo[keys[i]] = float(v)
+        return out
+
+    def __getattr__(self, name: str):  # noqa: ANN204 (path, base, budget: the field's own)
+        return getattr(self.field, name)
+
+
 class SharedFields:
     """A mixin for a plan's problem (before ``ChargeProblem``): the path fields of the
     models whose travelling base the plan leaves as it was are taken from the unturned
@@ -344,7 +381,10 @@ class SharedFields:
             return None
         if SharedFields._barrier_key(src) != self._barrier_key():
             return None
-        return f
+        memo = src.__dict__.setdefault("_memo_fields", {})
+        if mid not in memo or memo[mid].field is not f:
+            memo[mid] = MemoField(f)
+        return memo[mid]
 
     def field(self, m: Model):  # noqa: ANN201
         if m.id not in self._fields:
