@@ -11,6 +11,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -143,3 +144,30 @@ def test_a_field_is_borrowed_only_among_the_same_barriers() -> None:
     assert getattr(other.field(open_world.by_id["A1"]), "field", None) is None
     # another cap: another budget, no borrowing
     assert StartTurnProblem(world, "A", ["T"], 11.0, field_source=src).borrow("A1", fp) is None
+
+
+@pytest.mark.parametrize("kind,dims,facing", [("rect", [90, 50], 45.0), ("oval", [75, 42], 30.0)])
+def test_a_remembered_cost_is_the_one_a_fresh_field_gives(kind: str, dims: list[float], facing: float) -> None:
+    """``MemoField``: goals asked in two overlapping batches (the second in reverse)
+    answer bit for bit what a fresh field gives when asked them all at once, paths
+    round the walls' corners and through the slot included."""
+    scen = scenario_from_data(slot_scenario(kind, dims, facing, 4.0))
+    world = build_world(scen)
+    src = ChargeProblem(world, "A", ["T"], 12.0)
+    m = world.by_id["A1"]
+    b = src.banks[src.keys["A1"]]
+    # the bank's spots and goals beyond the wall, north and south of the slot
+    beyond = np.array([[x, y] for x in (33.0, 35.5, 38.0) for y in (4.0, 9.5, 15.0, 20.5, 26.0)])
+    pts = np.vstack([b.pts[b.ok], beyond])
+    assert len(pts) >= 30
+    fresh = src.planner.field(m.fp, budget=src.cap + 1e-9).cost(pts)
+    ok = np.isfinite(fresh)
+    straight = np.linalg.norm(pts - m.xy, axis=1)
+    assert ok.sum() >= 10 and (fresh[ok] > straight[ok] + 1e-3).any()  # paths that bend
+    memo = StartTurnProblem(world, "A", ["T"], 12.0, field_source=src).field(m)
+    half = len(pts) // 2
+    first = memo.cost(pts[: half + 5])
+    second = memo.cost(pts[half - 5:][::-1])[::-1]
+    got = np.concatenate([first[:half], second[5:]])
+    assert got.tobytes() == fresh.tobytes()
+    assert len(memo.memo) == len({p.tobytes() for p in pts})
