@@ -27,7 +27,9 @@ Each plan is a world whose pivoting models stand turned at their start, solved b
 same engine with the pivot's length added to every path cost of the model
 (``ChargeProblem(pivot_cost=...)``); the plan with the least needed roll (then
 distance) wins, and a plan is only tried when the unturned answer is not already
-proven least. The straight-line lower bound stays proven: no point of the base moves
+proven least. Plans that cannot win are not searched (``plan_floor`` before building,
+``may_win`` after), and a plan's problem borrows the unturned problem's path fields
+for the bases it does not turn (``SharedFields``). The straight-line lower bound stays proven: no point of the base moves
 farther than ``R·|Δ|`` in the turn, so the gap to a target shrinks by at most the cost
 paid. Pivots at the end spot are not searched (the validator accepts them). When the
 charge is rolled, ``W40k.charge`` places the unit without pivots if that roll allows it.
