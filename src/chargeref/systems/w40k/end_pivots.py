@@ -40,9 +40,9 @@ from .pivots import (
     _better,
     _hopeless,
     apply_plan,
-    may_win,
     plan_floor,
     plans,
+    probed,
     proven_least,
     sweep_clear,
     sweep_on_board,
@@ -202,9 +202,10 @@ def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN00
                 b2.start_dist = bare.start_dist.copy()
             return p2, b2
 
-        if not may_win(system, *make(), best[2]):
+        built = probed(system, make, best[2])
+        if built is None:
             continue  # perf: no placement at the level a better answer needs (proof there)
-        p2, b2 = make()  # a fresh problem: the probe grew the first one's spots
+        p2, b2 = built
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
             best = (p2, b2, n2, EndTurns(p2.end_pivots))

@@ -451,10 +451,10 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
             p2.pivots = turns
             return p2, b2
 
-        p2, b2 = make()
-        if not may_win(system, p2, b2, best[2]):
+        built = probed(system, make, best[2])
+        if built is None:
             continue
-        p2, b2 = make()  # a fresh problem: the probe grew the first one's spots
+        p2, b2 = built
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
             best = (p2, b2, n2, p2.pivots)
@@ -476,6 +476,19 @@ def probe_level(need) -> float | None:  # noqa: ANN001
     if need.distance is not None:
         level = max(level, need.distance - TOL)
     return level
+
+
+def probed(system, make, need):  # noqa: ANN001, ANN201
+    """The plan's (problem, open-field twin) to search in full, from ``make()``, or None
+    when the probe (``may_win``) says it cannot beat ``need``. The probe runs on a
+    problem of its own: a search grows its problem's spots, so the plan that passes is
+    searched on a fresh one and its answer is the one the full search alone gives. With
+    nothing to probe (no roll yet) the problem is built once."""
+    if probe_level(need) is None:
+        return make()
+    if not may_win(system, *make(), need):
+        return None
+    return make()
 
 
 def may_win(system, p2, b2, need) -> bool:  # noqa: ANN001
@@ -554,9 +567,10 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
             p2.pivots = turns
             return p2
 
-        if not may_win(system, make(), None, best[1]):
+        built = probed(system, lambda make=make: (make(), None), best[1])
+        if built is None:
             continue
-        p2 = make()  # a fresh problem: the probe grew the first one's spots
+        p2 = built[0]
         n2, _ = system.needed_on(p2, None)
         if _better(n2, best[1]):
             best = (p2, n2, p2.pivots)
@@ -577,4 +591,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "proven_least", "replan", "SharedFields", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "probed", "proven_least", "replan", "SharedFields", "sweep_clear", "sweep_on_board"]
