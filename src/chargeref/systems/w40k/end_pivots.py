@@ -37,6 +37,7 @@ from . import pivots
 from .pivots import (
     Plan,
     SharedFields,
+    StartTurnProblem,
     _better,
     _hopeless,
     apply_plan,
@@ -55,16 +56,6 @@ from .world import Model, World
 class EndTurns(dict):
     """Each model's (from facing, to facing) for turns made at the end spot (a start
     plan's turns are a plain dict)."""
-
-
-class StartTurnProblem(SharedFields, ChargeProblem):
-    """A start plan's charge (``pivots.best_plan``): its models stand turned in the
-    world given; the models the plan does not turn borrow their path fields from
-    ``field_source``, the unturned problem (``pivots.SharedFields``)."""
-
-    def __init__(self, *a, field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN002, ANN003
-        self.field_source = field_source
-        super().__init__(*a, **kw)
 
 
 class EndTurnProblem(SharedFields, ChargeProblem):

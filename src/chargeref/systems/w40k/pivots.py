@@ -46,6 +46,7 @@ import numpy as np
 from ...geometry.paths import Barrier
 from ...geometry.pivot import extent, pivot_length, pivotable, reach, sweep, turn_between, turned
 from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
+from .solver import ChargeProblem
 from .world import Model, World
 
 #: the plans tried, in order (a later plan replaces an earlier one only when strictly better)
@@ -406,6 +407,16 @@ class SharedFields:
         return super().field(m)  # type: ignore[misc]
 
 
+class StartTurnProblem(SharedFields, ChargeProblem):
+    """A start plan's charge (``pivots.best_plan``): its models stand turned in the
+    world given; the models the plan does not turn borrow their path fields from
+    ``field_source``, the unturned problem (``SharedFields``)."""
+
+    def __init__(self, *a, field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN002, ANN003
+        self.field_source = field_source
+        super().__init__(*a, **kw)
+
+
 def _better(a, b) -> bool:  # noqa: ANN001 (Needed)
     """Is need ``a`` strictly better than ``b``: a roll where there was none, a lower
     roll, or the same roll with a shorter distance (beyond the tolerance)?"""
@@ -430,8 +441,6 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     each pivoting model to (from facing, to facing); empty without a pivot. A plan whose
     proven floor (``plan_floor``) cannot beat the best found is not solved, nor one that
     fails the probe at the level a better answer would need (``may_win``)."""
-    from .end_pivots import StartTurnProblem
-
     if proven_least(need, prob.lower_bound()):
         return prob, bare, need, {}
     best = (prob, bare, need, {})
@@ -591,4 +600,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "probed", "proven_least", "replan", "SharedFields", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "probed", "proven_least", "replan", "SharedFields", "StartTurnProblem", "sweep_clear", "sweep_on_board"]
