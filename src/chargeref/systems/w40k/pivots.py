@@ -11,8 +11,7 @@ keeps paths out of it.
 
 What the search offers: every non-round model keeps its facing (no pivot), or all of
 them, or only the model nearest the targets, turn at their start spot to a facing
-*built* from the geometry (no angular grid), toward the nearest target model and, with
-several target units, toward each unit's nearest model too (``plans``):
+*built* from the geometry (no angular grid):
 
 * ``reach``: the base's furthest point (a corner, an end of the long axis) aimed at the
   nearest point of the nearest target model (the least reach toward it);
