@@ -261,43 +261,34 @@ def sweep_on_board(m: Model, delta: float, board: tuple[float, float]) -> bool:
 def plans(world: World, unit: str, targets: list[str], barriers: list[Barrier] | None,
           prefix: str = "") -> list[Plan]:
     """The pivot plans worth a solve: per rule, every pivotable model turned, and only the
-    model nearest the targets turned, the facings built toward the nearest target model;
-    then, with several target units, the same per target unit, the facings built toward
-    that unit's nearest model (named ``rule@unit``; a plan already listed is not listed
-    again). With ``barriers`` (turns at the start spot) models whose sweep there is not
-    clear or leaves the board keep their facing; with None (turns at the end spot, whose
-    sweep is checked spot by spot) no sweep is checked here. ``prefix`` goes before each
-    plan's rule name."""
+    model nearest the targets turned. With ``barriers`` (turns at the start spot) models
+    whose sweep there is not clear or leaves the board keep their facing; with None (turns
+    at the end spot, whose sweep is checked spot by spot) no sweep is checked here.
+    ``prefix`` goes before each plan's rule name."""
     movers = [m for m in world.unit_models[unit] if pivotable(m.fp)]
     tms = [t for u in targets for t in world.unit_models[u]]
     if not movers or not tms:
         return []
+    turns = {m.id: _candidate_turns(world, m, tms) for m in movers}
+    near = min(movers, key=lambda m: min(float(signed_distance(m.fp, t.fp)) for t in tms))
     out: list[Plan] = []
     seen: set[tuple] = set()
-    # the plans of the nearest target model first: a later plan replaces an earlier one
-    # only when strictly better, so a charge a facing toward it serves keeps its ruling
-    groups = [("", tms)] + ([(f"@{u}", list(world.unit_models[u])) for u in targets] if len(targets) > 1 else [])
-    for tag, toward in groups:
-        if not toward:
-            continue
-        turns = {m.id: _candidate_turns(world, m, toward) for m in movers}
-        near = min(movers, key=lambda m: min(float(signed_distance(m.fp, t.fp)) for t in toward))  # noqa: B023
-        for rule in RULES:
-            for who in (movers, [near]):
-                fac: dict[str, float] = {}
-                for m in who:
-                    d = turns[m.id].get(rule)
-                    if d is None or abs(d) <= 1e-9:
-                        continue
-                    if barriers is not None and not (sweep_clear(m, d, barriers) and sweep_on_board(m, d, world.board)):
-                        continue
-                    fac[m.id] = m.facing + d
-                if not fac:
+    for rule in RULES:
+        for who in (movers, [near]):
+            fac: dict[str, float] = {}
+            for m in who:
+                d = turns[m.id].get(rule)
+                if d is None or abs(d) <= 1e-9:
                     continue
-                p = Plan(prefix + rule + tag, fac)
-                if p.key() not in seen:
-                    seen.add(p.key())
-                    out.append(p)
+                if barriers is not None and not (sweep_clear(m, d, barriers) and sweep_on_board(m, d, world.board)):
+                    continue
+                fac[m.id] = m.facing + d
+            if not fac:
+                continue
+            p = Plan(prefix + rule, fac)
+            if p.key() not in seen:
+                seen.add(p.key())
+                out.append(p)
     return out
 
 
