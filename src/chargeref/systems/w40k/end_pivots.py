@@ -36,11 +36,14 @@ from ...geometry.shapes import TOL, Disc, Footprint, signed_distance
 from . import pivots
 from .pivots import (
     Plan,
+    SharedFields,
+    StartTurnProblem,
     _better,
     _hopeless,
     apply_plan,
     plan_floor,
     plans,
+    probed,
     proven_least,
     sweep_clear,
     sweep_on_board,
@@ -55,14 +58,17 @@ class EndTurns(dict):
     plan's turns are a plain dict)."""
 
 
-class EndTurnProblem(ChargeProblem):
+class EndTurnProblem(SharedFields, ChargeProblem):
     """A charge whose models named in ``travel`` move with the base they started with
     (``travel[id]``: the model as it stood) and turn at their end spot by
     ``end_turn[id]`` degrees; the world given stands them turned. Set before the
     engine's set-up, which already prices the first spots."""
 
     def __init__(self, world: World, unit: str, targets: list[str], cap: float, travel: dict[str, Model],
-                 end_turn: dict[str, float], **kw) -> None:  # noqa: ANN003
+                 end_turn: dict[str, float], field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN003
+        # every path, the turning models' too, is travelled by a base as it stood: all
+        # the fields can be borrowed from the unturned problem (pivots.SharedFields)
+        self.field_source = field_source
         self.travel = dict(travel)
         self.end_turn = dict(end_turn)
         #: each model turning at its end: (from facing, to facing), read by the ruling
@@ -78,7 +84,7 @@ class EndTurnProblem(ChargeProblem):
             return super().field(m)
         f = self._fields.get(m.id)
         if f is None:
-            f = self.planner.field(t.fp, budget=self.cap + 1e-9)
+            f = self.borrow(m.id, t.fp) or self.planner.field(t.fp, budget=self.cap + 1e-9)
             self._fields[m.id] = f
         return f
 
@@ -152,14 +158,17 @@ def end_problem(world: World, plan: Plan, build):  # noqa: ANN001, ANN201
     return build(w2, travel, delta)
 
 
-def system_builder(system, req, cap: float):  # noqa: ANN001, ANN201
+def system_builder(system, req, cap: float, source: ChargeProblem | None = None,  # noqa: ANN001, ANN201
+                   bare_source: ChargeProblem | None = None):
     """``build`` for the charges of editions 9 and 10 (``W40k``): the charge as
     ``W40k._problem`` makes it, and its open-field twin when the WTC walls rule
-    applies."""
+    applies. ``source`` and ``bare_source``: the unturned problem and its twin, whose
+    path fields the plan's problems borrow (``pivots.SharedFields``)."""
     def build(w2: World, travel: dict[str, Model], delta: dict[str, float]):  # noqa: ANN202
-        p = EndTurnProblem(w2, req.charger, list(req.targets), cap, travel, delta)
+        p = EndTurnProblem(w2, req.charger, list(req.targets), cap, travel, delta, field_source=source)
         b = system.open_field(w2, req, cap)
-        return p, (EndTurnProblem(b.w, req.charger, list(req.targets), cap, travel, delta) if b is not None else None)
+        return p, (EndTurnProblem(b.w, req.charger, list(req.targets), cap, travel, delta, field_source=bare_source)
+                   if b is not None else None)
 
     return build
 
@@ -175,11 +184,19 @@ def best_end_plan(system, world: World, prob, bare, need, build):  # noqa: ANN00
     for plan in end_plans(world, prob.unit, list(prob.targets)):
         if _hopeless(plan_floor(world, prob, plan), best[2]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        p2, b2 = end_problem(world, plan, build)
-        # "ends closer" and the lower bound measure from where the model stood
-        p2.start_dist = prob.start_dist.copy()
-        if b2 is not None and bare is not None:
-            b2.start_dist = bare.start_dist.copy()
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            p2, b2 = end_problem(world, plan, build)
+            # "ends closer" and the lower bound measure from where the model stood
+            p2.start_dist = prob.start_dist.copy()
+            if b2 is not None and bare is not None:
+                b2.start_dist = bare.start_dist.copy()
+            return p2, b2
+
+        built = probed(system, make, best[2])
+        if built is None:
+            continue  # perf: no placement at the level a better answer needs (proof there)
+        p2, b2 = built
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
             best = (p2, b2, n2, EndTurns(p2.end_pivots))
@@ -191,7 +208,7 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     start spot), then the end-turn plans when the answer is still not proven; the same
     (prob, bare, need, turns), ``turns`` an :class:`EndTurns` for an end plan."""
     best = pivots.best_plan(system, world, req, prob, bare, need)
-    end = best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap))
+    end = best_end_plan(system, world, *best[:3], system_builder(system, req, prob.cap, prob, bare))
     return end if end[3] else best
 
 
@@ -211,4 +228,4 @@ def end_replan(system, world: World, req, prob, turns: dict[str, tuple[float, fl
     return p2, b2
 
 
-__all__ = ["EndTurnProblem", "EndTurns", "best_end_plan", "best_plan", "end_plans", "end_problem", "end_replan", "replan", "system_builder"]
+__all__ = ["EndTurnProblem", "EndTurns", "StartTurnProblem", "best_end_plan", "best_plan", "end_plans", "end_problem", "end_replan", "replan", "system_builder"]

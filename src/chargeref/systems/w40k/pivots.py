@@ -27,7 +27,9 @@ Each plan is a world whose pivoting models stand turned at their start, solved b
 same engine with the pivot's length added to every path cost of the model
 (``ChargeProblem(pivot_cost=...)``); the plan with the least needed roll (then
 distance) wins, and a plan is only tried when the unturned answer is not already
-proven least. The straight-line lower bound stays proven: no point of the base moves
+proven least. Plans that cannot win are not searched (``plan_floor`` before building,
+``may_win`` after), and a plan's problem borrows the unturned problem's path fields
+for the bases it does not turn (``SharedFields``). The straight-line lower bound stays proven: no point of the base moves
 farther than ``R·|Δ|`` in the turn, so the gap to a target shrinks by at most the cost
 paid. Pivots at the end spot are not searched (the validator accepts them). When the
 charge is rolled, ``W40k.charge`` places the unit without pivots if that roll allows it.
@@ -43,6 +45,7 @@ import numpy as np
 from ...geometry.paths import Barrier
 from ...geometry.pivot import extent, pivot_length, pivotable, reach, sweep, turn_between, turned
 from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
+from .solver import ChargeProblem
 from .world import Model, World
 
 #: the plans tried, in order (a later plan replaces an earlier one only when strictly better)
@@ -310,6 +313,100 @@ def apply_plan(world: World, plan: Plan) -> tuple[World, dict[str, float], dict[
     return w2, cost, turns
 
 
+class MemoField:
+    """A path field that remembers the cost of each goal it was asked (keyed by the
+    goal's exact coordinates), shared by every plan's problem that borrows the field:
+    the plans of one charge ask their unturned models about many of the same spots.
+
+    perf, exact: a field answers each goal from that goal alone (its straight segment,
+    the corners it touches, its own polyline and the exact tangent graph over the
+    obstacles near that polyline, each keyed by what it is built from), so a goal's
+    cost is the same number whatever other goals are asked with it or before it
+    (tests/w40k/test_pivots_speed.py compares the two bit for bit)."""
+
+    def __init__(self, field) -> None:  # noqa: ANN001
+        self.field = field
+        self.memo: dict[bytes, float] = {}
+
+    def cost(self, goals: np.ndarray) -> np.ndarray:
+        goals = np.ascontiguousarray(np.atleast_2d(np.asarray(goals, dtype=float)))
+        out = np.empty(len(goals))
+        keys = [g.tobytes() for g in goals]
+        todo = []
+        for i, k in enumerate(keys):
+            v = self.memo.get(k)
+            if v is None:
+                todo.append(i)
+            else:
+                out[i] = v
+        if todo:
+            c = np.asarray(self.field.cost(goals[todo]), dtype=float)
+            out[todo] = c
+            for i, v in zip(todo, c, strict=True):
+                self.memo[keys[i]] = float(v)
+        return out
+
+    def __getattr__(self, name: str):  # noqa: ANN204 (path, base, budget: the field's own)
+        return getattr(self.field, name)
+
+
+class SharedFields:
+    """A mixin for a plan's problem (before ``ChargeProblem``): the path fields of the
+    models whose travelling base the plan leaves as it was are taken from the unturned
+    problem ``field_source`` instead of being planned again.
+
+    perf, exact: a field is the shortest-path tree from one start for one base among
+    the problem's barriers on the board, within the cap; each of its caches (the exact
+    tangent graphs, the smooth graphs) is keyed by the very set of obstacles it is built
+    over, so what it answers depends on those inputs alone, never on what it was asked
+    before. A plan turns only models of the charging unit, which are not among the
+    barriers of their own moves, so the barriers are the same; the field is borrowed
+    only when the source planned it for the same base object, the same cap and a
+    barrier list with the same ids, prices and shapes (checked, not assumed)."""
+
+    field_source = None
+
+    def _barrier_key(self) -> tuple:
+        key = self.__dict__.get("_bkey")
+        if key is None:
+            key = self._bkey = (self.w.board, tuple(
+                (b.id, b.cost, tuple(np.round(b.footprint.center, 12)), round(b.footprint.radius, 12))
+                for b in self.barriers))
+        return key
+
+    def borrow(self, mid: str, fp: Footprint):  # noqa: ANN201
+        """The source's field of model ``mid`` planned for base ``fp``, or None."""
+        src = self.field_source
+        if src is None:
+            return None
+        f = src._fields.get(mid)
+        if f is None or f.base is not fp or f.budget != self.cap + 1e-9:
+            return None
+        if SharedFields._barrier_key(src) != self._barrier_key():
+            return None
+        memo = src.__dict__.setdefault("_memo_fields", {})
+        if mid not in memo or memo[mid].field is not f:
+            memo[mid] = MemoField(f)
+        return memo[mid]
+
+    def field(self, m: Model):  # noqa: ANN201
+        if m.id not in self._fields:
+            f = self.borrow(m.id, m.fp)
+            if f is not None:
+                self._fields[m.id] = f
+        return super().field(m)  # type: ignore[misc]
+
+
+class StartTurnProblem(SharedFields, ChargeProblem):
+    """A start plan's charge (``pivots.best_plan``): its models stand turned in the
+    world given; the models the plan does not turn borrow their path fields from
+    ``field_source``, the unturned problem (``SharedFields``)."""
+
+    def __init__(self, *a, field_source: ChargeProblem | None = None, **kw) -> None:  # noqa: ANN002, ANN003
+        self.field_source = field_source
+        super().__init__(*a, **kw)
+
+
 def _better(a, b) -> bool:  # noqa: ANN001 (Needed)
     """Is need ``a`` strictly better than ``b``: a roll where there was none, a lower
     roll, or the same roll with a shorter distance (beyond the tolerance)?"""
@@ -332,28 +429,82 @@ def best_plan(system, world: World, req, prob, bare, need):  # noqa: ANN001, ANN
     """The problem to rule on: ``prob`` unturned, or the pivot plan whose needed roll and
     distance are strictly better. Returns (prob, bare, need, turns) where ``turns`` maps
     each pivoting model to (from facing, to facing); empty without a pivot. A plan whose
-    proven floor (``plan_floor``) cannot beat the best found is not solved."""
-    from .solver import ChargeProblem
-
+    proven floor (``plan_floor``) cannot beat the best found is not solved, nor one that
+    fails the probe at the level a better answer would need (``may_win``)."""
     if proven_least(need, prob.lower_bound()):
         return prob, bare, need, {}
     best = (prob, bare, need, {})
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
         if _hopeless(plan_floor(world, prob, plan), best[2]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        w2, cost, turns = apply_plan(world, plan)
-        p2 = ChargeProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost)
-        # "ends closer" and the lower bound measure from where the model stood before it
-        # turned (the same models in the same order)
-        p2.start_dist = prob.start_dist.copy()
-        b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
-        if b2 is not None:
-            b2.start_dist = bare.start_dist.copy() if bare is not None else b2.start_dist
-        p2.pivots = turns
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            w2, cost, turns = apply_plan(world, plan)
+            p2 = StartTurnProblem(w2, prob.unit, list(prob.targets), prob.cap, pivot_cost=cost, field_source=prob)
+            # "ends closer" and the lower bound measure from where the model stood before
+            # it turned (the same models in the same order)
+            p2.start_dist = prob.start_dist.copy()
+            b2 = system.open_field(w2, req, prob.cap, pivot_cost=cost)
+            if b2 is not None:
+                b2.start_dist = bare.start_dist.copy() if bare is not None else b2.start_dist
+            p2.pivots = turns
+            return p2, b2
+
+        built = probed(system, make, best[2])
+        if built is None:
+            continue
+        p2, b2 = built
         n2, _ = system.needed_on(p2, b2)
         if _better(n2, best[2]):
-            best = (p2, b2, n2, turns)
+            best = (p2, b2, n2, p2.pivots)
     return best
+
+
+def probe_level(need) -> float | None:  # noqa: ANN001
+    """The move a plan must manage to be strictly better than ``need`` (``_better``), or
+    None when any answer would be (no roll yet).
+
+    Proof. ``needed_on`` reports a distance ``d`` that a placement it found reaches
+    (its longest move, or for a walls-rule placement the level it was found at) and the
+    roll ``ceil(d - 1e-6)``. A strictly better answer has either a lower roll, so
+    ``d <= need.roll - 1 + 1e-6``, or the same roll and ``d < need.distance - TOL``.
+    Either way a placement exists within the larger of those two levels."""
+    if need.roll is None:
+        return None
+    level = need.roll - 1 + 1e-6
+    if need.distance is not None:
+        level = max(level, need.distance - TOL)
+    return level
+
+
+def probed(system, make, need):  # noqa: ANN001, ANN201
+    """The plan's (problem, open-field twin) to search in full, from ``make()``, or None
+    when the probe (``may_win``) says it cannot beat ``need``. The probe runs on a
+    problem of its own: a search grows its problem's spots, so the plan that passes is
+    searched on a fresh one and its answer is the one the full search alone gives. With
+    nothing to probe (no roll yet) the problem is built once."""
+    if probe_level(need) is None:
+        return make()
+    if not may_win(system, *make(), need):
+        return None
+    return make()
+
+
+def may_win(system, p2, b2, need) -> bool:  # noqa: ANN001
+    """Can the plan's problem ``p2`` (open-field twin ``b2``) be strictly better than
+    ``need``? False when the search finds no placement at ``probe_level(need)``.
+
+    perf, proof: the engine's feasibility grows with the roll (a placement legal within
+    R is legal within any larger R; ``needed_on``'s bisection stands on the same
+    property), so a plan with no placement at that level has none at any level a better
+    answer needs (``probe_level``), and its full least-roll search (a bisection over
+    rolls, then over distances, each step a solve) cannot end better. One solve instead
+    of that search; the caller solves a plan that passes on a fresh problem, so its
+    answer is the one the full search gives."""
+    level = probe_level(need)
+    if level is None:
+        return True
+    return system.solve_any(p2, b2, level, improve=False)[0] is not None
 
 
 def plan_floor(world: World, prob, plan: Plan) -> float:  # noqa: ANN001
@@ -397,22 +548,31 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
     charge with the edition's closer duty and no open-field twin): ``build(world, cost)``
     returns the problem on a world whose plan's models stand turned, paying ``cost``.
     Returns (prob, need, turns), ``turns`` empty when no plan is strictly better. A plan
-    whose proven floor (``plan_floor``) cannot beat the best found is not solved."""
+    whose proven floor (``plan_floor``) cannot beat the best found, or that fails the
+    probe (``may_win``), is not solved."""
     if proven_least(need, prob.lower_bound()):
         return prob, need, {}
     best = (prob, need, {})
     for plan in plans(world, prob.unit, list(prob.targets), prob.barriers):
         if _hopeless(plan_floor(world, prob, plan), best[1]):
             continue  # perf: a proven bound says it cannot do better (no solve)
-        w2, cost, turns = apply_plan(world, plan)
-        p2 = build(w2, cost)
-        # "ends closer" and the lower bound measure from where the model stood before it
-        # turned (the same models in the same order)
-        p2.start_dist = prob.start_dist.copy()
-        p2.pivots = turns
+
+        def make(plan: Plan = plan):  # noqa: ANN202
+            w2, cost, turns = apply_plan(world, plan)
+            p2 = build(w2, cost)
+            # "ends closer" and the lower bound measure from where the model stood before
+            # it turned (the same models in the same order)
+            p2.start_dist = prob.start_dist.copy()
+            p2.pivots = turns
+            return p2
+
+        built = probed(system, lambda make=make: (make(), None), best[1])
+        if built is None:
+            continue
+        p2 = built[0]
         n2, _ = system.needed_on(p2, None)
         if _better(n2, best[1]):
-            best = (p2, n2, turns)
+            best = (p2, n2, p2.pivots)
     return best
 
 
@@ -430,4 +590,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "plan_floor", "plans", "proven_least", "replan", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "probed", "proven_least", "replan", "SharedFields", "StartTurnProblem", "sweep_clear", "sweep_on_board"]
