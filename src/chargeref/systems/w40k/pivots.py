@@ -45,7 +45,7 @@ import numpy as np
 from ...geometry.paths import Barrier
 from ...geometry.pivot import extent, pivot_length, pivotable, reach, sweep, turn_between, turned
 from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
-from .solver import ChargeProblem
+from .solver import BUDGET_SLACK, ChargeProblem
 from .world import Model, World
 
 #: the plans tried, in order (a later plan replaces an earlier one only when strictly better)
@@ -380,7 +380,7 @@ class SharedFields:
         if src is None:
             return None
         f = src._fields.get(mid)
-        if f is None or f.base is not fp or f.budget != self.cap + 1e-9:
+        if f is None or f.base is not fp or f.budget != self.cap + BUDGET_SLACK:
             return None
         if SharedFields._barrier_key(src) != self._barrier_key():
             return None
@@ -466,9 +466,11 @@ def probe_level(need) -> float | None:  # noqa: ANN001
 
     Proof. ``needed_on`` reports a distance ``d`` that a placement it found reaches
     (its longest move, or for a walls-rule placement the level it was found at) and the
-    roll ``ceil(d - 1e-6)``. A strictly better answer has either a lower roll, so
-    ``d <= need.roll - 1 + 1e-6``, or the same roll and ``d < need.distance - TOL``.
-    Either way a placement exists within the larger of those two levels."""
+    roll ``least_roll(d)``. A strictly better answer has either a lower roll, which a
+    solve at ``need.roll - 1`` finds (its budget test has the same slack as
+    ``least_roll``; the level here is 1e-6 above it, so a little more is accepted, never
+    less), or the same roll and ``d < need.distance - TOL``. Either way a placement
+    exists within the larger of those two levels."""
     if need.roll is None:
         return None
     level = need.roll - 1 + 1e-6
@@ -579,7 +581,7 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
 def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same pivots on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
-    from .solver import ChargeProblem
+    from .solver import BUDGET_SLACK, ChargeProblem
 
     plan = Plan("same", {k: v[1] for k, v in turns.items() if k in world.by_id})
     w2, cost, t2 = apply_plan(world, plan)
