@@ -581,7 +581,7 @@ def best_plan_built(system, world: World, prob, need, build):  # noqa: ANN001, A
 def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]]):  # noqa: ANN001, ANN201
     """The same pivots on another world of the same charge (after casualties): the
     problem and its open-field twin. Models no longer there are left out."""
-    from .solver import BUDGET_SLACK, ChargeProblem
+    from .solver import ChargeProblem
 
     plan = Plan("same", {k: v[1] for k, v in turns.items() if k in world.by_id})
     w2, cost, t2 = apply_plan(world, plan)
