@@ -312,6 +312,21 @@ def turned_ctx(ctx: Ctx, mid: str) -> Ctx | None:
     take). The duty's path fields are built afresh for the turned base. In edition 11
     the sweep is judged as on the ground (a FLY model's turn over models would bind it
     to the skies; it is not asked then)."""
+    got = _turned_start(ctx, mid)
+    if got is None:
+        return None
+    turned, s, f0, f1 = got
+    if not turn_clear(ctx, s, s.xy, f0, f1):
+        return None
+    return turned
+
+
+def _turned_start(ctx: Ctx, mid: str) -> tuple[Ctx, Placed, float, float] | None:
+    """What both ways of turning share: the context whose start holds model ``mid``'s
+    base already turned to the facing its recorded move ends with, the turn's length
+    (the least turn times the base's largest centre-to-edge distance) taken off the
+    budget; with the model as it started and the two facings. None when the model was
+    not turned or the turn alone exceeds the budget."""
     f1 = ctx.end_facing.get(mid)
     s = ctx.start.get(mid)
     if f1 is None or s is None or ctx.budget is None or s.model.base.kind == "round":
@@ -324,11 +339,9 @@ def turned_ctx(ctx: Ctx, mid: str) -> Ctx | None:
     length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
     if length > ctx.budget + TOL:
         return None
-    if not turn_clear(ctx, s, s.xy, f0, f0 + delta):
-        return None
     m2 = s.model.model_copy(update={"facing": f0 + delta})
     s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
-    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={})
+    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={}), s, f0, f0 + delta
 
 
 def turn_clear(ctx: Ctx, s: Placed, at: tuple[float, float], f0: float, f1: float) -> bool:
@@ -364,21 +377,7 @@ def end_turn(ctx: Ctx, mid: str) -> tuple[Ctx, Placed, float, float] | None:
     that base's), and the two facings (the caller checks the turn at each spot with
     :func:`turn_clear`). None when the model was not turned or the turn alone exceeds
     the budget."""
-    f1 = ctx.end_facing.get(mid)
-    s = ctx.start.get(mid)
-    if f1 is None or s is None or ctx.budget is None or s.model.base.kind == "round":
-        return None
-    f0 = float(s.model.facing)
-    delta = (float(f1) - f0 + 180.0) % 360.0 - 180.0
-    if abs(delta) <= 1e-9:
-        return None
-    b = s.model.base
-    length = turn_reach(b.kind, b.dims, ctx.mmpu) * abs(math.radians(delta))
-    if length > ctx.budget + TOL:
-        return None
-    m2 = s.model.model_copy(update={"facing": f0 + delta})
-    s2 = replace(s, model=m2, fp=base_footprint(b.kind, b.dims, s.xy, f0 + delta, ctx.mmpu))
-    return replace(ctx, budget=ctx.budget - length, start={**ctx.start, mid: s2}, duty_fields={}), s, f0, f0 + delta
+    return _turned_start(ctx, mid)
 
 
 __all__ = ["check_pivots", "end_turn", "far_points", "swept_parts", "turn_clear", "turn_reach", "turned_ctx"]
