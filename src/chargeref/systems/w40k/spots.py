@@ -13,7 +13,7 @@ import numpy as np
 import shapely
 
 from ... import budget
-from ...geometry.locus_lines import circle_line_crossings, locus_line_crossings
+from ...geometry.locus_lines import circle_line_crossings, disc_box_distance, locus_line_crossings
 from ...geometry.placement import (
     circles_crossings_many,
     circles_crossings_stack,
@@ -405,6 +405,29 @@ class SpotBuilder:
             else:
                 out.append(locus_line_crossings(m.fp, fq, gap, axis, value))
         return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _board_bound(self, j: int, reach: float) -> float:
+        """For round models and round target models: the least straight move by which
+        some model of the unit ends wholly on the board within ``reach`` of a model of
+        target j (the distance from its start to the part of the disc of radius
+        r_model + r_target + reach round the target that its drawn-in board allows;
+        closed form, ``disc_box_distance``). A lower bound on any move that engages
+        target j; -inf for other bases (the caller's straight bound stands alone)."""
+        if not (self._all_disc and self.models and self.all_targets):
+            return -math.inf
+        memo = self.__dict__.setdefault("_board_bound_memo", {})
+        hit = memo.get(reach)
+        if hit is None:
+            W, D = self.w.board
+            S = np.array([m.xy for m in self.models], dtype=float).reshape(-1, 2)
+            rm = np.array([m.fp.parts[0].r for m in self.models])
+            lo = np.stack([rm, rm], axis=1)[:, None, :]
+            hi = np.stack([W - rm, D - rm], axis=1)[:, None, :]
+            R = rm[:, None] + self._t_pr[None, :] + reach
+            d = disc_box_distance(S[:, None, :], self._t_pc[None, :, :], R, lo, hi)
+            hit = memo[reach] = np.array([float(d[:, self.target_col == k].min()) if (self.target_col == k).any()
+                                          else -math.inf for k in range(len(self.targets))])
+        return float(hit[j])
 
     def _edge_spots(self, m: Model, loci: list[float]) -> np.ndarray:
         """Spots against the board's edge: where the contact locus and the engagement
