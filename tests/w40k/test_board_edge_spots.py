@@ -249,3 +249,53 @@ def test_disc_box_distance_is_the_least_over_the_set(px: float, py: float, cx: f
     sampled = float(np.min(np.hypot(*(Q - P).T)))
     assert got <= sampled + 1e-9
     assert got >= sampled - 0.03
+
+
+# ------------------------------------------------------------------ the constructed spots
+def _problem(data: dict[str, Any]) -> Any:
+    from chargeref.systems.w40k.solver import ChargeProblem
+    from chargeref.systems.w40k.world import build_world
+
+    return ChargeProblem(build_world(scenario_from_data(data)), "A", ["B"], 12.0)
+
+
+def _has(P: np.ndarray, q: tuple[float, float], tol: float = 1e-12) -> bool:
+    return bool(np.any(np.hypot(P[:, 0] - q[0], P[:, 1] - q[1]) <= tol))
+
+
+def test_initial_spots_hold_the_edge_crossing_and_the_corners() -> None:
+    prob = _problem(_board(10))
+    (a1,) = prob.models
+    P = prob._initial_spots(a1)
+    for g in (1e-9, 1.0 - 1e-9):  # contact and the engagement edge, a hair each
+        h = math.sqrt((1.5 + g) ** 2 - 0.25)
+        assert _has(P, (1.0, 10.0 + h)) and _has(P, (1.0, 10.0 - h))
+    for c in ((1.0, 1.0), (59.0, 1.0), (1.0, 43.0), (59.0, 43.0)):
+        assert _has(P, c)
+    # the spot the least move ends on is on the board (the bank's own test)
+    b = prob._bank(a1, np.array([[1.0, 10.0 + math.sqrt(6.0)], [1.0 - 1e-6, 10.0 + math.sqrt(6.0)]]))
+    assert b.ok.tolist() == [True, False]
+
+
+def test_a_placed_models_links_meet_the_edge() -> None:
+    data = _board(10)
+    data["units"][0]["models"].append({"id": "A2", "at": [3.5, 22.0], "base": {"round": 50.8}})
+    prob = _problem(data)
+    a1, a2 = prob.models
+    q = np.array([1.0, 10.0 + math.sqrt(6.0)])
+    P = prob._spots_around(a2, a1, q, [])
+    for g in (2.0 - 1e-9, 1e-9):  # the coherency link and touching, a hair each
+        assert _has(P, (1.0, q[1] + 2.0 + g)) and _has(P, (1.0, q[1] - 2.0 - g))
+
+
+def test_board_lines_of_a_turned_rect_are_its_reach() -> None:
+    data = json.loads((DATA / "needed_distance_edge_gen127.json").read_text())
+    prob = _problem(data)
+    (a1,) = prob.models
+    (part,) = a1.fp.parts
+    V = np.asarray(part.V) - a1.xy  # the rect's corners about its centre
+    W_, D_ = data["board"]["width"], data["board"]["depth"]
+    want = [(0, -V[:, 0].min()), (0, W_ - V[:, 0].max()), (1, -V[:, 1].min()), (1, D_ - V[:, 1].max())]
+    got = prob._board_lines(a1)
+    assert [a for a, _ in got] == [a for a, _ in want]
+    assert np.allclose([v for _, v in got], [v for _, v in want], atol=1e-12, rtol=0)
