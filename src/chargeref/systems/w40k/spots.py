@@ -13,6 +13,7 @@ import numpy as np
 import shapely
 
 from ... import budget
+from ...geometry.locus_lines import circle_line_crossings, disc_box_distance, locus_line_crossings
 from ...geometry.placement import (
     circles_crossings_many,
     circles_crossings_stack,
@@ -179,6 +180,7 @@ class SpotBuilder:
             near = self._near_targets(self.nontarget_models, m, gap)
             spots.append(self._pair_crossings(m, near, [gap], near, [gap]))
         spots.append(self._budget_crossings(m, starts, loci))
+        spots.append(self._edge_spots(m, loci))
         spots.append(self._blocker_crossings(m, loci))
         spots.append(self._wrap_spots(m, loci))
         if self.across:
@@ -373,6 +375,82 @@ class SpotBuilder:
                         out.append(t.xy + v * ((t.fp.radius + rm + g) / n))
         return np.array(out).reshape(-1, 2)
 
+    def _board_lines(self, m: Model) -> list[tuple[int, float]]:
+        """The board's edges drawn in by a base like m at its facing, as lines of centres
+        (axis, value): the base is wholly on the board exactly when its centre is on the
+        inner side of all four (each edge moved in by the base's reach toward it, the
+        support of its parts in that direction; a round base's radius). Empty when the
+        base is wider or deeper than the board. Kept per base shape."""
+        memo = self.__dict__.setdefault("_board_lines_memo", {})
+        key = self.keys[m.id]
+        hit = memo.get(key)
+        if hit is None:
+            W, D = self.w.board
+            U = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+            off = np.array([part.support(U) - m.xy for part in m.fp.parts])  # (parts, 4, 2)
+            x0 = float(np.max(-off[:, 1, 0]))
+            x1 = W - float(np.max(off[:, 0, 0]))
+            y0 = float(np.max(-off[:, 3, 1]))
+            y1 = D - float(np.max(off[:, 2, 1]))
+            hit = memo[key] = [] if x0 > x1 or y0 > y1 else [(0, x0), (0, x1), (1, y0), (1, y1)]
+        return hit
+
+    def _line_crossings(self, m: Model, fq, gap: float) -> np.ndarray:  # noqa: ANN001
+        """Where the locus at ``gap`` round footprint fq (for a base like m) meets the
+        drawn-in board edges: exact (circle_line_crossings / locus_line_crossings)."""
+        out = []
+        for axis, value in self._board_lines(m):
+            if m.fp.is_disc and fq.is_disc:
+                out.append(circle_line_crossings(fq.parts[0].center, m.fp.radius + fq.radius + gap, axis, value))
+            else:
+                out.append(locus_line_crossings(m.fp, fq, gap, axis, value))
+        return np.vstack(out) if out else np.zeros((0, 2))
+
+    def _board_bound(self, j: int, reach: float) -> float:
+        """For round models and round target models: the least straight move by which
+        some model of the unit ends wholly on the board within ``reach`` of a model of
+        target j (the distance from its start to the part of the disc of radius
+        r_model + r_target + reach round the target that its drawn-in board allows;
+        closed form, ``disc_box_distance``). A lower bound on any move that engages
+        target j; -inf for other bases (the caller's straight bound stands alone)."""
+        if not (self._all_disc and self.models and self.all_targets):
+            return -math.inf
+        memo = self.__dict__.setdefault("_board_bound_memo", {})
+        hit = memo.get(reach)
+        if hit is None:
+            W, D = self.w.board
+            S = np.array([m.xy for m in self.models], dtype=float).reshape(-1, 2)
+            rm = np.array([m.fp.parts[0].r for m in self.models])
+            lo = np.stack([rm, rm], axis=1)[:, None, :]
+            hi = np.stack([W - rm, D - rm], axis=1)[:, None, :]
+            R = rm[:, None] + self._t_pr[None, :] + reach
+            d = disc_box_distance(S[:, None, :], self._t_pc[None, :, :], R, lo, hi)
+            hit = memo[reach] = np.array([float(d[:, self.target_col == k].min()) if (self.target_col == k).any()
+                                          else -math.inf for k in range(len(self.targets))])
+        return float(hit[j])
+
+    def _edge_spots(self, m: Model, loci: list[float]) -> np.ndarray:
+        """Spots against the board's edge: where the contact locus and the engagement
+        edge of every target model (and the forbidden zone of a non-target near one)
+        meet an edge drawn in by the base's reach, and the board's four drawn-in
+        corners. When the straight approach would leave the board, the least move ends
+        on such a crossing (the base sliding along the edge toward the target)."""
+        lines = self._board_lines(m)
+        if not lines:
+            return np.zeros((0, 2))
+        x0, x1, y0, y1 = (v for _, v in lines)
+        out = [np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]])]
+        for t in self.all_targets:
+            budget.check()
+            for g in loci:
+                out.append(self._line_crossings(m, t.fp, g))
+        if self.nontarget_models:
+            gap = self.w.rules.er + 2 * OUT_MARGIN
+            for o in self._near_targets(self.nontarget_models, m, gap):
+                budget.check()
+                out.append(self._line_crossings(m, o.fp, gap))
+        return np.vstack(out)
+
     def _blocker_crossings(self, m: Model, loci: list[float]) -> np.ndarray:
         """Where the target loci cross the touching locus of terrain no base may end on
         (a base squeezed between a target and a wall)."""
@@ -467,6 +545,9 @@ class SpotBuilder:
         else:
             for t in self.all_targets:
                 out.append(locus_nearest(m.fp, fq, coh, t.xy))
+        # linked to (or touching) q against the board's edge
+        out.append(self._line_crossings(m, fq, coh))
+        out.append(self._line_crossings(m, fq, LOCUS_HAIR))
         if self.across and m.fp.is_disc and q.fp.is_disc:
             # touching a feature face and linked to (or touching) q
             rq = m.fp.radius + q.fp.radius
