@@ -65,21 +65,44 @@ def _is_branch(part: Any) -> bool:
     return isinstance(part, str) and "[" in part and not part.startswith("tagged-union[")
 
 
+def _shown(value: Any) -> str:
+    """A short rendering of what the user wrote, as JSON spells it."""
+    import json
+
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _problems_from_validation(raw: Any, err: ValidationError) -> list[Problem]:
     probs = []
     seen = set()
-    unions: set[str] = set()
-    for e in err.errors():
+    errors = err.errors()
+    # a field that may take several forms (``at``: [x, y] or [x, y, z]) reports one
+    # error per form, each under the form's type name: one line on the field instead,
+    # from the form whose length fits when there is one (``[1, "x", 3]`` is about "x",
+    # not about being too long for [x, y])
+    placed: list[tuple[int | None, str]] = []
+    chosen: dict[str, int] = {}
+    for i, e in enumerate(errors):
         loc = tuple(e["loc"])
-        # a field that may take several forms (``at``: [x, y] or [x, y, z]) reports one
-        # error per form, each under the form's type name: one line on the field instead
-        branch = next((i for i, part in enumerate(loc) if _is_branch(part)), None)
+        branch = next((j for j, part in enumerate(loc) if _is_branch(part)), None)
         field = _readable_loc(raw, loc if branch is None else loc[:branch])
+        placed.append((branch, field))
+        if branch is not None:
+            if field not in chosen:
+                chosen[field] = i
+            elif errors[chosen[field]]["type"] in ("too_long", "too_short") and e["type"] not in ("too_long", "too_short"):
+                chosen[field] = i
+    for i, e in enumerate(errors):
+        loc = tuple(e["loc"])
+        branch, field = placed[i]
         msg = e["msg"]
         if branch is not None:
-            if field in unions:
+            if chosen[field] != i:
                 continue
-            unions.add(field)
             rest = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[branch + 1:]
                            if not _is_branch(p))
             msg = f"{msg} ({field.rsplit('.', 1)[-1]}{rest})" if rest else msg
@@ -87,6 +110,11 @@ def _problems_from_validation(raw: Any, err: ValidationError) -> list[Problem]:
             msg = msg[len("Value error, "):]
         if e["type"] == "extra_forbidden":
             msg = "unknown field"
+        if e["type"] == "bool_type":
+            msg = f"must be true or false (a boolean, not text or a number; got {_shown(e.get('input'))})"
+        if e["type"] in ("too_long", "too_short") and e.get("ctx", {}).get("field_type") == "Tuple":
+            ctx = e["ctx"]
+            msg = f"must be {ctx.get('max_length', ctx.get('min_length'))} values (got {ctx.get('actual_length')})"
         if e["type"] == "union_tag_invalid":
             ctx = e.get("ctx", {})
             msg = f"unknown {ctx.get('discriminator', 'type')} {ctx.get('tag')!r} (known: {ctx.get('expected_tags')})".replace("'type'", "type")

@@ -1,7 +1,10 @@
 """Scenario pieces shared by every system (the public contract, version 1).
 
 All models are immutable (frozen) pydantic models with ``extra="forbid"``: an unknown
-field is an error that names it. NaN and infinities are refused everywhere.
+field is an error that names it. NaN and infinities are refused everywhere. A boolean
+field takes only a real boolean (JSON ``true``/``false``): text such as ``"yes"`` and
+numbers such as ``1`` are refused, naming the field, never guessed at. A point says how
+many numbers it takes when it is given too many or too few.
 """
 
 from __future__ import annotations
@@ -10,7 +13,15 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 #: Sizes beyond these are refused as absurd (scenario units / millimetres).
 MAX_BOARD = 2000.0
@@ -23,11 +34,29 @@ class Strict(BaseModel):
 
 
 Coord = Annotated[float, Field(allow_inf_nan=False)]
-Point2 = tuple[Coord, Coord]
+
+#: A yes/no field: only a boolean itself (pydantic's strict mode), so ``"yes"``, ``"true"``
+#: or ``1`` is an error naming the field rather than a guess.
+Flag = Annotated[bool, Field(strict=True)]
 
 
-def _check_point(p: Any) -> Any:
-    return p
+def numbers_of(counts: tuple[int, ...], spelled: str) -> BeforeValidator:
+    """A check, run before the tuple's own, that a list holds one of ``counts`` items:
+    the refusal says what the field takes (``spelled``) instead of pydantic's "at most
+    N items", which is wrong for a field taking two lengths."""
+    allowed = " or ".join(str(n) for n in counts)
+
+    def check(v: Any) -> Any:
+        if isinstance(v, (list, tuple)) and len(v) not in counts:
+            raise ValueError(f"must be {allowed} numbers: {spelled} (got {len(v)})")
+        return v
+
+    return BeforeValidator(check)
+
+
+Point2 = Annotated[tuple[Coord, Coord], numbers_of((2,), "[x, y]")]
+#: a 40k model's place: on the ground plane, or at a height z as well
+Point23 = Annotated[tuple[Coord, Coord] | tuple[Coord, Coord, Coord], numbers_of((2, 3), "[x, y] or [x, y, z]")]
 
 
 class Board(Strict):
@@ -196,7 +225,7 @@ class Wall(Strict):
     points: list[Point2] = Field(min_length=2)
     height: Annotated[float, Field(ge=0, le=MAX_BOARD)] = 5.0
     thickness: Annotated[float, Field(gt=0, le=100)] = 0.2
-    climbable: bool = True
+    climbable: Flag = True
 
     _s = field_validator("points")(lambda v: _segments_ok(v, "wall"))
 

@@ -101,7 +101,10 @@ def _leaf_problem(value: Any, where: str, limits: Limits) -> Problem | None:
         return None
     if t is float or isinstance(value, float):
         if not math.isfinite(value):
-            return Problem(where, f"{value} is not a finite number")
+            if math.isnan(value):
+                return Problem(where, "NaN is not a finite number")
+            sign = "" if value > 0 else "-"
+            return Problem(where, f"{sign}Infinity (or a number too large for a float) is not a finite number")
         if abs(value) > limits.max_abs_float:
             return Problem(where, f"{value:g} is too large (at most {limits.max_abs_float:g} in size)")
         return None

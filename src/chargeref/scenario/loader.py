@@ -11,8 +11,15 @@ the document (and the key or line where it can):
 * YAML aliases beyond ``max_aliases``, an alias inside its own anchor (a cycle), and
   documents whose aliases would expand past ``max_nodes`` values ("billion laughs");
 * a key given twice in one mapping (JSON and YAML);
-* whole numbers written with more than ``max_int_digits`` digits, NaN and infinities;
-* then :func:`chargeref.scenario.limits.check_values` (magnitudes, depth, counts).
+* whole numbers written with more than ``max_int_digits`` digits;
+* then :func:`chargeref.scenario.limits.check_values` (magnitudes, depth, counts), which
+  also refuses NaN and the infinities (JSON's ``NaN``/``Infinity``, YAML's ``.nan``/``.inf``,
+  a number too large for a float), naming the field that holds one.
+
+YAML booleans follow YAML 1.2 (the JSON schema): only ``true``/``false`` (also ``True``,
+``TRUE``, ``False``, ``FALSE``) are booleans. YAML 1.1's ``yes``, ``no``, ``on`` and ``off``
+stay text, so a boolean field given ``yes`` is refused naming the field, and an id or a
+name written ``no`` stays that text.
 """
 
 from __future__ import annotations
@@ -120,13 +127,12 @@ def _json(text: str, source: str, limits: Limits) -> Any:
             out[k] = v
         return out
 
-    def const(s: str) -> Any:
-        raise ScenarioError(Problem(source, f"{s} is not a finite number"))
-
-    # whole numbers too long for Python are refused below; long ones it can read, and
-    # floats that overflow to infinity, are refused by check_values
+    # NaN, Infinity and -Infinity (not JSON, but Python writes them) are read as floats
+    # here so that check_values refuses them naming the field that holds them; whole
+    # numbers too long for Python are refused below; long ones it can read, and floats
+    # that overflow to infinity, are refused by check_values too
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=const)
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=float)
     except (ScenarioError, json.JSONDecodeError):
         raise
     except ValueError as exc:  # Python's own limit on the digits of a whole number
@@ -141,8 +147,24 @@ def _line(event: Any) -> str:
     return f" (line {mark.line + 1})" if mark is not None else ""
 
 
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+class _Yaml12Bools(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2's booleans: ``true``/``false`` in three
+    spellings each; ``yes``/``no``/``on``/``off`` resolve as text (see the module note)."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL_TAG]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+_Yaml12Bools.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
 def _guarded_loader(limits: Limits, source: str) -> type[yaml.SafeLoader]:
-    class Guarded(yaml.SafeLoader):
+    class Guarded(_Yaml12Bools):
         """A SafeLoader that bounds depth, aliases and expansion, and refuses cycles,
         duplicate keys and huge integers."""
 

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
+from .common import Base, Board, ChargeSpec, Flag, Point2, Strict, Terrain, UnitCommon
 
 Dice2 = list[Annotated[int, Field(ge=1, le=6)]]
 Reaction = Literal["hold", "stand_and_shoot", "flee"]
@@ -30,7 +30,7 @@ class RulesT9A(Strict):
 
 
 class Formation(Strict):
-    front: tuple[Coord, Coord]
+    front: Point2
     facing: Annotated[float, Field(allow_inf_nan=False)]
     files: Annotated[int, Field(ge=1, le=100)]
     models: Annotated[int, Field(ge=1, le=1000)]
@@ -53,7 +53,7 @@ class UnitT9A(UnitCommon):
     march_rate: Annotated[float, Field(ge=0, le=100)] | None = None
     discipline: Annotated[int, Field(ge=0, le=12)] = 7
     #: can this unit shoot (for Stand and Shoot)
-    shooting: bool = False
+    shooting: Flag = False
 
 
 class ChargeSpecT9A(ChargeSpec):

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
+from .common import Base, Board, ChargeSpec, Flag, Point23, Strict, Terrain, UnitCommon
 
 
 class Rules40k(Strict):
@@ -14,9 +14,9 @@ class Rules40k(Strict):
     edition: Literal[9, 10, 11] = 10
     #: WTC precise procedure and walls rule; the default comes from the editions table
     #: (true with edition 10 only).
-    wtc: bool | None = None
+    wtc: Flag | None = None
     #: edition 9: a failed charge still moves up to the roll and ends closer (seed 002).
-    failed_charge_moves: bool = True
+    failed_charge_moves: Flag = True
 
     @property
     def use_wtc(self) -> bool:
@@ -29,12 +29,12 @@ class Rules40k(Strict):
 
 class Model40k(Strict):
     id: str
-    at: tuple[Coord, Coord] | tuple[Coord, Coord, Coord]
+    at: Point23
     base: Base
     facing: Annotated[float, Field(allow_inf_nan=False)] = 90.0
     wounds: Annotated[int, Field(ge=1, le=100)] | None = None
     #: WTC walls token (seed 000): this model fights at 2" across a ruin wall.
-    token: bool = False
+    token: Flag = False
 
     @property
     def xy(self) -> tuple[float, float]:

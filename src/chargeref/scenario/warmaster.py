@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .common import Base, Board, ChargeSpec, Coord, Strict, Terrain, UnitCommon
+from .common import Base, Board, ChargeSpec, Point2, Strict, Terrain, UnitCommon
 
 
 class RulesWarmaster(Strict):
@@ -15,7 +15,7 @@ class RulesWarmaster(Strict):
 
 class Stand(Strict):
     id: str | None = None
-    at: tuple[Coord, Coord]
+    at: Point2
     facing: Annotated[float, Field(allow_inf_nan=False)] = 90.0
 
 
