@@ -51,6 +51,8 @@ _TWO_PI = 2.0 * math.pi
 FLAT_SNAP = 1e-9
 #: root-finder tolerance on the normal angle (radians)
 ANGLE_TOL = 1e-13
+#: entries kept per body in each of its memos (lengths, tangents) before they are cleared
+MEMO_MAX = 20_000
 
 
 def _u(phi: float) -> np.ndarray:
@@ -71,12 +73,20 @@ class SmoothBody:
     _V: np.ndarray = field(init=False, repr=False, compare=False)
     _Vt: list = field(init=False, repr=False, compare=False)
     _E: list = field(init=False, repr=False, compare=False)
+    _K: tuple = field(init=False, repr=False, compare=False)
+    _flats: list | None = field(init=False, repr=False, compare=False)
+    _memo_len: dict = field(init=False, repr=False, compare=False)
+    _memo_tan: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         V = _ccw_hull(np.asarray(self.core, dtype=float).reshape(-1, 2))
         object.__setattr__(self, "_V", V)
         object.__setattr__(self, "_Vt", [(float(x), float(y)) for x, y in V])
         object.__setattr__(self, "_E", [(cx, cy, a, b, math.cos(th), math.sin(th)) for cx, cy, a, b, th in self.ellipses])
+        object.__setattr__(self, "_K", tuple((math.cos(th), math.sin(th), a * a, b * b, (a * b) ** 2) for _, _, a, b, th in self.ellipses))
+        object.__setattr__(self, "_flats", None)
+        object.__setattr__(self, "_memo_len", {})
+        object.__setattr__(self, "_memo_tan", {})
 
     # -- support function and boundary -------------------------------------------------
     @property
@@ -121,14 +131,18 @@ class SmoothBody:
         return np.array([X, Y])
 
     def curvature(self, phi: float) -> float:
-        """Radius of curvature of the boundary at normal ``φ`` (flat sides excluded)."""
+        """Radius of curvature of the boundary at normal ``φ`` (flat sides excluded).
+
+        perf: the ellipses' ``cos θ``, ``sin θ``, ``a²``, ``b²`` and ``(ab)²`` are taken
+        once (``_K``); each term is the same arithmetic in the same order as
+        ``(ab)² / (a²·lx·lx + b²·ly·ly)^1.5``, so the value is the same to the bit."""
         out = self.grow
         c, s = math.cos(phi), math.sin(phi)
-        for _cx, _cy, a, b, th in self.ellipses:
-            lx = c * math.cos(th) + s * math.sin(th)
-            ly = -c * math.sin(th) + s * math.cos(th)
-            q = a * a * lx * lx + b * b * ly * ly
-            out += (a * b) ** 2 / q**1.5
+        for ct, st, a2, b2, ab2 in self._K:
+            lx = c * ct + s * st
+            ly = -c * st + s * ct
+            q = a2 * lx * lx + b2 * ly * ly
+            out += ab2 / q**1.5
         return out
 
     @property
@@ -137,7 +151,13 @@ class SmoothBody:
         return self.grow + sum(max(a, b) ** 2 / min(a, b) for _, _, a, b, _ in self.ellipses)
 
     def flats(self) -> list[tuple[float, float]]:
-        """(normal angle in [0, 2π), length) of each flat side (the core's edges)."""
+        """(normal angle in [0, 2π), length) of each flat side (the core's edges).
+        perf: computed once per body (the body is immutable); a copy is returned."""
+        if self._flats is None:
+            object.__setattr__(self, "_flats", self._flats_of())
+        return list(self._flats)
+
+    def _flats_of(self) -> list[tuple[float, float]]:
         V = self._V
         if len(V) < 2:
             return []
@@ -182,6 +202,20 @@ class SmoothBody:
         whose normal lies strictly inside the span."""
         if span <= 0:
             return 0.0
+        # perf: the path planner asks the same boundary pieces again (a goal's tangent
+        # arcs are met by the closed form round one body and then by the tangent graph):
+        # the body is immutable and the value a function of (φ0, span) alone, so it is kept
+        memo = self._memo_len
+        key = (phi0, span, math.copysign(1.0, phi0))  # (a -0.0 kept apart from 0.0)
+        got = memo.get(key)
+        if got is None:
+            got = self._length(phi0, span)
+            if len(memo) >= MEMO_MAX:
+                memo.clear()
+            memo[key] = got
+        return got
+
+    def _length(self, phi0: float, span: float) -> float:
         cuts = [phi0, phi0 + span]
         flat_len = 0.0
         for n, L in self.flats():
@@ -253,6 +287,18 @@ class SmoothBody:
         (and arriving at ``P`` along the second, it came counter-clockwise). ``None``
         when ``P`` is not outside the body."""
         P = np.asarray(P, dtype=float)
+        # perf: kept per point (the same goal is met by the closed form and the graph)
+        key = P.tobytes()  # (the exact bits: a -0.0 kept apart from 0.0)
+        memo = self._memo_tan
+        if key in memo:
+            return memo[key]
+        got = self._tangent_normals(P)
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        memo[key] = got
+        return got
+
+    def _tangent_normals(self, P: np.ndarray) -> tuple[float, float] | None:
         nn = self.nearest_normal(P)
         if nn is None:
             return None
