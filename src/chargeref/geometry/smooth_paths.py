@@ -91,6 +91,10 @@ fld, goals: np.ndarray, gs: list[int], qs: list[int], want_paths: bool  # noqa: 
         L, cur, la, lb = best
         if L > fld.limit:
             continue
+        if g in out_c and out_c[g] <= L:
+            # perf: a path round another obstacle already costs no more; the checks
+            # below could only keep this one out too
+            continue
         A = np.asarray([s, cur.b])
         B = np.asarray([cur.a, G])
         bl, climb, _ = chk.segments(A, B)
