@@ -44,7 +44,7 @@ from ...geometry.shapes import TOL
 from .block import Block, Facing
 from .contact import engaged_with, unit_contact
 from .detour import Search, cells
-from .detour_touch import SEARCH_SLACK
+from .detour_touch import SEARCH_SLACK, with_overlap
 from .ends import end_events
 from .geom import Shape, first_contact_turn, gap, gap_lower, near, wrap_deg
 from .memo import table as memo_table
@@ -520,13 +520,7 @@ def search_obstacles(obstacles: list[Obstacle]) -> list[Obstacle]:
     rounding and for an approach's landing error (``LAND_TOL``), with the other half
     of ``TOL`` left as a margin for whoever checks the ruling. (Strict obstacles
     already demand more than their spacing.)"""
-    out = []
-    for ob in obstacles:
-        if ob.strict:
-            out.append(ob)
-        else:
-            out.append(Obstacle(ob.uid, ob.cls, ob.shape, ob.min_gap + TOL - SEARCH_SLACK, ob.strict))
-    return out
+    return with_overlap(obstacles, TOL - SEARCH_SLACK)
 
 
 def _clear_approach(ctx: Context, ap: Approach,

@@ -64,13 +64,14 @@ def touch_obstacles(obstacles: list[Obstacle], search_slack: float) -> list[Obst
     """The search's obstacles (which let a path overlap by ``search_slack``) as they
     are when a path may overlap by ``TOUCH_SLACK`` at most. Strict obstacles are
     unchanged (they already demand a gap)."""
-    out = []
-    for ob in obstacles:
-        if ob.strict:
-            out.append(ob)
-        else:
-            out.append(Obstacle(ob.uid, ob.cls, ob.shape, ob.min_gap + search_slack - TOUCH_SLACK, ob.strict))
-    return out
+    return with_overlap(obstacles, search_slack - TOUCH_SLACK)
+
+
+def with_overlap(obstacles: list[Obstacle], less: float) -> list[Obstacle]:
+    """The obstacles with every non-strict one's allowed overlap made ``less`` smaller
+    (its gap to keep grows by ``less``); strict ones are unchanged (they already demand
+    a gap)."""
+    return [ob if ob.strict else Obstacle(ob.uid, ob.cls, ob.shape, ob.min_gap + less, ob.strict) for ob in obstacles]
 
 
 def _clearance(search: Search, found: Found) -> float | None:
