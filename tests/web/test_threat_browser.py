@@ -41,11 +41,20 @@ def test_threat_layer_draws_the_map_under_the_models(browser: Browser, server: s
     assert page.locator("#threat-legend .swatch").count() == 11
     assert page.locator("#layer-threat rect").count() == 0
 
+    # progress while it computes: the bar counts rows; the map arrives a few rows at a
+    # time. A fast server can finish before a poll would see the bar, so the page
+    # records every state the bar takes from the click on.
+    page.evaluate("""() => {
+      const bar = document.getElementById('threat-progress');
+      window.__barSeen = [];
+      new MutationObserver(() => window.__barSeen.push(bar.classList.contains('hidden') ? -1 : bar.value))
+        .observe(bar, { attributes: true });
+    }""")
     page.click("#threat-toggle")
     assert page.get_attribute("#threat-toggle", "aria-pressed") == "true"
-    # progress while it computes: the bar counts rows; the map arrives a few rows at a time
-    page.wait_for_selector("#threat-progress:not(.hidden)", timeout=20_000)
     page.wait_for_selector("#threat-card[data-done='1']", timeout=180_000)
+    seen = page.evaluate("window.__barSeen")
+    assert seen and seen[0] == 0 and seen[-1] == -1, seen  # shown at 0 rows, hidden when done
     assert "rows" in page.inner_text("#threat-status") or "spots" in page.inner_text("#threat-status")
 
     scen = page.evaluate("JSON.parse(JSON.stringify(window.chargeref.state.scen))")
