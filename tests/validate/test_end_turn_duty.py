@@ -54,6 +54,12 @@ def case(over: float) -> tuple[dict[str, Any], dict[str, Any]]:
         ],
     }
     end = [X_T - R32 - 1.5 - A, 50.0]
+    return data, end_turn_ruling(data, x0, end, L)
+
+
+def end_turn_ruling(data: dict[str, Any], x0: float, end: list[float], L: float) -> dict[str, Any]:
+    """A roll-12 success of unit A's one model: a straight line along y = 50 from x0 to
+    ``end``, then a turn there from facing 90 to 0 of length ``L``."""
     after = copy.deepcopy(data)
     after["units"][0]["flags"] = ["charged"]
     after["units"][0]["models"][0].update({"at": end, "facing": 0.0})
@@ -61,10 +67,9 @@ def case(over: float) -> tuple[dict[str, Any], dict[str, Any]]:
           "segments": [{"kind": "line", "from": [x0, 50.0], "to": end},
                        {"kind": "pivot", "at": end, "from": 90.0, "to": 0.0, "length": L}],
           "facing": 0.0, "facing_from": 90.0}
-    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["T"], "eligible": True,
-              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
-              "needed": {"roll": 10}, "moves": [mv], "engaged": ["T"], "after": after}
-    return data, ruling
+    return {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["T"], "eligible": True,
+            "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+            "needed": {"roll": 10}, "moves": [mv], "engaged": ["T"], "after": after}
 
 
 def transformed(data: dict[str, Any], ruling: dict[str, Any], deg: float, mirror: bool) -> tuple[dict, dict]:
@@ -177,17 +182,7 @@ def contact_case(over: float) -> tuple[dict[str, Any], dict[str, Any]]:
         ],
     }
     end = [sx - 0.5, 50.0]  # turned there, 1/2" from T1: engaged, not in contact
-    after = copy.deepcopy(data)
-    after["units"][0]["flags"] = ["charged"]
-    after["units"][0]["models"][0].update({"at": end, "facing": 0.0})
-    mv = {"id": "A1", "from": [x0, 50.0], "to": end, "distance": (end[0] - x0) + L,
-          "segments": [{"kind": "line", "from": [x0, 50.0], "to": end},
-                       {"kind": "pivot", "at": end, "from": 90.0, "to": 0.0, "length": L}],
-          "facing": 0.0, "facing_from": 90.0}
-    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["T"], "eligible": True,
-              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
-              "needed": {"roll": 10}, "moves": [mv], "engaged": ["T"], "after": after}
-    return data, ruling
+    return data, end_turn_ruling(data, x0, end, L)
 
 
 def contact_codes(over: float, deg: float = 0.0, mirror: bool = False) -> list[str]:
