@@ -657,6 +657,8 @@ CROSSINGS_KEPT = 8192
 def _crossings_kept(a: ExactArgs) -> np.ndarray:
     x = _locus_crossings(*a.args)
     x.setflags(write=False)
+    # the table keeps ``a`` as its key: the key's numbers, not the footprints
+    a.args = ()
     return x
 
 
