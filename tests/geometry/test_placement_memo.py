@@ -60,3 +60,19 @@ def test_footprint_keys_hold_every_number() -> None:
     assert footprint_key(s1) is not None and footprint_key(s1) != footprint_key(s2)
     assert ExactArgs(footprint_key(a), (a,)) == ExactArgs(footprint_key(_oval(1.0, 2.0)), ())
     assert ExactArgs(footprint_key(a), (a,)) != ExactArgs(footprint_key(s1), (a,))
+
+
+def test_a_part_that_is_not_numbers_is_not_kept() -> None:
+    """A part whose fields are not all numbers (or not a dataclass) has no key: its
+    crossings are solved every time."""
+    from dataclasses import dataclass
+
+    from chargeref.geometry.footprint_key import _part_key
+
+    @dataclass(frozen=True, eq=False)
+    class Named(Disc):
+        name: str = "x"
+
+    assert _part_key(Named((0.0, 0.0), 1.0)) is None
+    assert footprint_key(Footprint((Named((0.0, 0.0), 1.0),), "round", (0.0, 0.0))) is None
+    assert _part_key(object()) is None

@@ -14,7 +14,7 @@ from .shapes import Footprint
 def _part_key(p: object) -> tuple | None:
     """Every number a convex part is defined by, exactly (its type, each dataclass
     field as the bytes of its floats; a sum's parts in turn), or None for a part that
-    is not such a dataclass."""
+    is not such a dataclass or has a field that is not numbers."""
     if not dataclasses.is_dataclass(p):
         return None
     out: list[object] = [type(p).__name__]
@@ -26,7 +26,10 @@ def _part_key(p: object) -> tuple | None:
                 return None
             out.append(ks)
         else:
-            a = np.asarray(v, dtype=float)
+            try:
+                a = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                return None  # a field that is not numbers: not kept
             out.append((a.shape, a.tobytes()))
     return tuple(out)
 
