@@ -173,3 +173,64 @@ def test_a_remembered_cost_is_the_one_a_fresh_field_gives(kind: str, dims: list[
     got = np.concatenate([first[:half], second[5:]])
     assert got.tobytes() == fresh.tobytes()
     assert len(memo.memo) == len({p.tobytes() for p in pts})
+
+
+def _oval_line() -> dict[str, Any]:
+    """Two 60x35 mm ovals side by side, long axes across the way to a 40x40 mm rect 5"
+    off: a charge whose spots the search grows round each placed model."""
+    return {
+        "format": "chargeref/1", "system": "40k", "unit": "in", "board": {"width": 44, "depth": 30},
+        "rules": {"edition": 10},
+        "units": [
+            {"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [
+                {"id": f"A{i + 1}", "at": [14.0, 12.0 + 1.6 * i], "base": {"oval": [60, 35]}, "facing": 0.0}
+                for i in range(2)]},
+            {"id": "T", "player": 2, "keywords": ["INFANTRY"], "models": [
+                {"id": "T1", "at": [21.5, 13.0], "base": {"rect": [40, 40]}, "facing": 30.0}]},
+        ],
+    }
+
+
+def _same_placement(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (a.order == b.order and a.cost == b.cost and a.z == b.z and a.contacts == b.contacts and a.via == b.via
+            and a.pos.keys() == b.pos.keys() and all(np.array_equal(a.pos[k], b.pos[k]) for k in a.pos))
+
+
+def test_a_pristine_copy_searches_as_a_problem_built_afresh() -> None:
+    """``pivots.pristine``: a plan's problem copied as built, the original then searched
+    at two rolls (as the probe would: its banks grow), and the copy's least-roll
+    search gives the very answer and placement of a problem built afresh (bit for bit),
+    its banks untouched by the original's search."""
+    from chargeref.systems import ChargeRequest
+
+    scen = scenario_from_data(_oval_line())
+    world = build_world(scen)
+    system = W40k()
+    req = ChargeRequest(charger="A", targets=("T",), roll=12)
+    prob = system._problem(world, req)
+    ps = pivots.plans(world, "A", ["T"], prob.barriers)
+    assert ps
+    plan = ps[0]
+
+    def make() -> StartTurnProblem:
+        w2, cost, _ = pivots.apply_plan(world, plan)
+        return StartTurnProblem(w2, "A", ["T"], prob.cap, pivot_cost=cost, field_source=prob)
+
+    probe = make()
+    copy = pivots.pristine(probe)
+    sizes = {k: len(b.pts) for k, b in copy.banks.items()}
+    for R in (6.0, 12.0):
+        system.solve_any(probe, None, R, improve=False)
+    assert any(len(probe.banks[k].pts) > n for k, n in sizes.items())  # the probe grew its banks
+    assert {k: len(b.pts) for k, b in copy.banks.items()} == sizes  # the copy's did not
+    fresh = make()
+    for k, b in fresh.banks.items():
+        assert np.array_equal(b.pts, copy.banks[k].pts) and np.array_equal(b.ok, copy.banks[k].ok)
+    n1, pl1 = system.needed_on(copy, None)
+    n2, pl2 = system.needed_on(fresh, None)
+    assert n1 == n2 and n1.roll is not None
+    assert _same_placement(pl1, pl2)
+    assert _same_placement(copy.solve(12.0), fresh.solve(12.0))
+    assert pivots.pristine(None) is None

@@ -32,6 +32,7 @@ the caller's business. Lengths are in the caller's unit.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -49,6 +50,7 @@ from .circles import (
     tangent_points,
 )
 from .curve_one import _few, _PartsCurve, _support1
+from .footprint_key import ExactArgs, footprint_key
 from .oval_distance import Smooth
 from .shapes import (
     Capsule,
@@ -647,9 +649,39 @@ def _polygonal(fp: Footprint) -> tuple[np.ndarray, float] | None:
     return None
 
 
+#: how many ``locus_crossings`` answers are kept (least recently used dropped first)
+CROSSINGS_KEPT = 8192
+
+
+@functools.lru_cache(maxsize=CROSSINGS_KEPT)
+def _crossings_kept(a: ExactArgs) -> np.ndarray:
+    x = _locus_crossings(*a.args)
+    x.setflags(write=False)
+    # the table keeps ``a`` as its key: the key's numbers, not the footprints
+    a.args = ()
+    return x
+
+
 def locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footprint, k: float) -> np.ndarray:
     """Centres where the mover is at gap ``d`` from ``target`` and at gap ``k`` from
-    ``other`` at once (two offset curves crossing: coherency, packing, engagement)."""
+    ``other`` at once (two offset curves crossing: coherency, packing, engagement).
+
+    perf, exact: the answer is a function of the three footprints' exact numbers (their
+    parts' defining floats and their centres) and the two gaps alone, so it is kept
+    under a key made of exactly those numbers (``footprint_key.ExactArgs``) and given again,
+    copied, when the same crossing is asked: the plans of one charge (the pivots), its
+    open-field twin and the target sets of edition 11 each build a problem of their own
+    and ask many of the same crossings. A footprint whose parts are not plain dataclasses
+    is not kept."""
+    km, kt, ko = footprint_key(mover), footprint_key(target), footprint_key(other)
+    if km is None or kt is None or ko is None:
+        return _locus_crossings(mover, target, d, other, k)
+    key = (km, kt, float(d), ko, float(k))
+    return _crossings_kept(ExactArgs(key, (mover, target, float(d), other, float(k)))).copy()
+
+
+def _locus_crossings(mover: Footprint, target: Footprint, d: float, other: Footprint, k: float) -> np.ndarray:
+    """``locus_crossings`` built: the curves and their roots."""
     cur = OffsetCurve(mover, target, d)
     a = cur.is_circle()
     b = OffsetCurve(mover, other, k).is_circle()

@@ -483,13 +483,61 @@ def probed(system, make, need):  # noqa: ANN001, ANN201
     """The plan's (problem, open-field twin) to search in full, from ``make()``, or None
     when the probe (``may_win``) says it cannot beat ``need``. The probe runs on a
     problem of its own: a search grows its problem's spots, so the plan that passes is
-    searched on a fresh one and its answer is the one the full search alone gives. With
-    nothing to probe (no roll yet) the problem is built once."""
+    searched on a copy of the problem as it was built (``pristine``, taken before the
+    probe) and its answer is the one the full search alone gives. With nothing to probe
+    (no roll yet) the problem is searched as built."""
+    built = make()
     if probe_level(need) is None:
-        return make()
-    if not may_win(system, *make(), need):
+        return built
+    fresh = tuple(pristine(x) for x in built)
+    if not may_win(system, *built, need):
         return None
-    return make()
+    return fresh
+
+
+#: ``pristine``: what a copy of a problem shares with the original (read only after the
+#: problem is built: the world and its models, the move's rules, the planners and the
+#: barriers they plan among, the unturned problem whose fields a plan borrows)
+_SHARED = frozenset({"w", "rules", "planner", "sky_planner", "straight", "barriers", "field_source", "models",
+                     "tmodels", "all_targets", "nontarget_models", "other_models", "blockers", "across"})
+#: ``pristine``: the caches a copy shares with the original (each exact by its own
+#: contract: an entry depends only on what its key names, never on what was asked
+#: before, and holds the objects its key names by id, so no id is reused while it lives)
+_MEMOS = frozenset({"_locus_memo_d", "_crossings_memo", "_grow_memo", "_board_lines_memo", "_others_memo",
+                    "_memo_fields"})
+
+
+def pristine(p):  # noqa: ANN001, ANN201
+    """A copy of problem ``p`` (or None) whose search state is ``p``'s own now: its
+    spot banks, costs and every buffer copied, so a search on either leaves the other
+    as it was.
+
+    perf, exact: ``probed`` built a plan's problem twice (once for the probe, once for
+    the full search, which must start from the state the problem is built in); the
+    copy replaces the second build. What the copy shares is either never written after
+    the problem is built (``_SHARED``), or a path field (``_fields``: a field answers
+    each goal from that goal alone, see ``MemoField``) or a cache whose entries depend
+    only on their keys (``_MEMOS``); so the copy's search asks the same questions and
+    gets the same answers as a search on a problem built afresh, and every other
+    attribute (the banks, costs, buffers, the placements found) is a deep copy of the
+    state right after building (tests/w40k/test_pivots_speed.py compares the rulings)."""
+    if p is None:
+        return None
+    import copy
+
+    memo: dict[int, object] = {id(m): m for m in p.w.models}
+    for v in p.__dict__.values():
+        if isinstance(v, dict):
+            memo.update((id(x), x) for x in v.values() if isinstance(x, Model))
+    q = object.__new__(type(p))
+    for k, v in p.__dict__.items():
+        if k in _SHARED or k in _MEMOS:
+            q.__dict__[k] = v
+        elif k in ("_fields", "_sky_fields"):
+            q.__dict__[k] = dict(v)
+        else:
+            q.__dict__[k] = copy.deepcopy(v, memo)
+    return q
 
 
 def may_win(system, p2, b2, need) -> bool:  # noqa: ANN001
@@ -592,4 +640,4 @@ def replan(system, world: World, req, prob, turns: dict[str, tuple[float, float]
     return p2, b2
 
 
-__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "probe_level", "probed", "proven_least", "replan", "SharedFields", "StartTurnProblem", "sweep_clear", "sweep_on_board"]
+__all__ = ["Plan", "apply_plan", "best_plan", "best_plan_built", "may_win", "plan_floor", "plans", "pristine", "probe_level", "probed", "proven_least", "replan", "SharedFields", "StartTurnProblem", "sweep_clear", "sweep_on_board"]
