@@ -267,7 +267,8 @@ def test_initial_spots_hold_the_edge_crossing_and_the_corners() -> None:
     prob = _problem(_board(10))
     (a1,) = prob.models
     P = prob._initial_spots(a1)
-    for g in (1e-9, 1.0 - 1e-9):  # contact and the engagement edge, a hair each
+    # contact (a hair outside) and the engagement edge (half a hair inside, spots.EDGE_HAIR)
+    for g in (1e-9, 1.0 - 0.5e-9):
         h = math.sqrt((1.5 + g) ** 2 - 0.25)
         assert _has(P, (1.0, 10.0 + h)) and _has(P, (1.0, 10.0 - h))
     for c in ((1.0, 1.0), (59.0, 1.0), (1.0, 43.0), (59.0, 43.0)):
@@ -284,7 +285,8 @@ def test_a_placed_models_links_meet_the_edge() -> None:
     a1, a2 = prob.models
     q = np.array([1.0, 10.0 + math.sqrt(6.0)])
     P = prob._spots_around(a2, a1, q, [])
-    for g in (2.0 - 1e-9, 1e-9):  # the coherency link and touching, a hair each
+    # the coherency link (spots.LINK_HAIR inside) and touching (a hair outside)
+    for g in (2.0 - 1e-11, 1e-9):
         assert _has(P, (1.0, q[1] + 2.0 + g)) and _has(P, (1.0, q[1] - 2.0 - g))
 
 

@@ -1,9 +1,10 @@
 """The least roll at the contract's tolerance edge (issue 9).
 
 A move of d succeeds on a roll R when d <= R + 1e-6 (the contract's one tolerance), d
-being the move to a spot exactly at engagement range. The search builds its spots a hair
-(1e-9) inside engagement range, so its budget test and its rounding of a found move to a
-roll both allow that hair on top of the tolerance, and a placement it hands out steps
+being the move to a spot exactly at engagement range. The search builds its spots at
+most a hair (1e-9) on the generous side in all (half a hair inside engagement range, and
+1e-11 inside 2" for each coherency link of a chain), so its budget test and its rounding
+of a found move to a roll both allow that hair on top of the tolerance, and a placement it hands out steps
 back within R + 1e-6 so the validator agrees (solver_base: the order of the tolerances).
 
 Two 32 mm models stand a gap g apart. At g = 8 + 1e-6 (the move is 7 + 1e-6) the least
@@ -33,6 +34,9 @@ S = find_system("40k")
 #: the outside referee's board: the centres 8.000001" + 32 mm apart, edition 10
 REPRO_A = [25.5768668010258, 20.631764564705506]
 REPRO_B = [34.4231331989742, 23.368235435294494]
+
+EDGE = settings(max_examples=6, deadline=None, derandomize=True)
+EDGE_CHAIN = settings(max_examples=4, deadline=None, derandomize=True)
 
 IN = 8 + 1e-6  # the move is 7 + 1e-6: a roll of 7
 OUT = 8 + 1.001e-6  # the move is 7 + 1.001e-6: a roll of 8
@@ -122,25 +126,69 @@ def test_two_models_in_coherency(rules: dict[str, Any], gap: float, least: int) 
     assert len(r.moves) == 2 and all(m.distance > 1 for m in r.moves)
 
 
-@pytest.mark.parametrize("rules", RULES, ids=["ed9", "ed10", "ed10-wtc"])
-@pytest.mark.parametrize(("gap", "least"), [(IN - 2e-9, 7), (OUT, 8)])
-def test_two_models_in_a_row(rules: dict[str, Any], gap: float, least: int) -> None:
-    # A2 ends 2" (a hair less) behind A1, which ends 1" (a hair less) from B1: its move
-    # is A1's plus a second hair, so the edge is one hair lower (docs/40k.md, limits)
-    # and both models step back within the roll + 1e-6
-    data = board(gap, rules, chain=True)
-    agree(data, least)
-    scen, r = rule(data, least)
-    assert len(r.moves) == 2
+def in_a_row(gap: float, rules: dict[str, Any], links: int, turn: float = 0.0, mirror: bool = False) -> dict[str, Any]:
+    """``board(chain=True)`` with ``links`` models in a row behind A1, each 2" straight
+    behind the one before: A1 ends 1" from B1 and each of the others 2" behind the one
+    before it, so the last one's exact spot lies through ``links`` + 1 built gaps in a
+    row (links = 1: a chain of two gaps, 2: of three)."""
+    data = board(gap, rules, turn, mirror, chain=True)
+    ms = data["units"][0]["models"]
+    a1, a2 = ms[0]["at"], ms[1]["at"]
+    for k in range(2, links + 1):
+        prev = ms[-1]["at"]
+        ms.append({"id": f"A{k + 1}", "at": [prev[0] + a2[0] - a1[0], prev[1] + a2[1] - a1[1]], "base": {"round": 32}})
+    return data
 
 
-@pytest.mark.parametrize("rules", RULES, ids=["ed9", "ed10", "ed10-wtc"])
-def test_two_models_in_a_row_at_the_edge_is_not_claimed(rules: dict[str, Any]) -> None:
-    # exactly at the edge the second hair puts A2's move over: the least roll found is
-    # 8, and it is not claimed least (the bound rounds to 7); a roll of 8 is legal
-    scen, r = rule(board(IN, rules, chain=True), 8)
-    assert r.needed.roll == 8 and r.needed.exact is False
-    assert r.success and validate(scen, r) == []
+CHAIN_RULES = RULES + [{"edition": 11}]
+
+
+@pytest.mark.parametrize("rules", CHAIN_RULES, ids=["ed9", "ed10", "ed10-wtc", "ed11"])
+@pytest.mark.parametrize("links", [1, 2])
+@pytest.mark.parametrize(("gap", "least"), [(IN, 7), (OUT, 8)])
+def test_models_in_a_row(rules: dict[str, Any], links: int, gap: float, least: int) -> None:
+    # A2 ends 2" (a tiny link hair less) behind A1, which ends 1" (half a hair less)
+    # from B1; with ``links`` = 2, A3 ends 2" behind A2: the chain of built gaps costs
+    # less than one hair in all, so the edge is as sharp as for one model (docs/40k.md,
+    # the roll's edge): R + 1e-6 succeeds on R, proven, R + 1.001e-6 needs R + 1; every
+    # model steps back within the roll + 1e-6. Edition 11: the roll also picks targets
+    # within it (the gap's roll, one more).
+    ed11 = rules["edition"] == 11
+    data = in_a_row(gap, rules, links)
+    agree(data, least + ed11, "target_beyond_roll" if ed11 else "roll_too_low")
+    scen, r = rule(data, least + ed11)
+    assert len(r.moves) == links + 1
+    assert all(m.distance > 7 - 1e-6 for m in r.moves)  # every model made A1's move
+
+
+@EDGE_CHAIN
+@given(turn=st.floats(0, 360), mirror=st.booleans(), links=st.sampled_from([1, 2]),
+       rules=st.sampled_from(CHAIN_RULES), out=st.booleans())
+@example(turn=90.0, mirror=True, links=2, rules=RULES[0], out=False)
+@example(turn=180.0, mirror=False, links=1, rules=RULES[1], out=False)
+@example(turn=270.0, mirror=True, links=2, rules=RULES[2], out=True)
+@example(turn=272.5956, mirror=False, links=2, rules=RULES[1], out=False)
+@example(turn=33.3, mirror=True, links=1, rules={"edition": 11}, out=False)
+def test_models_in_a_row_turned_and_mirrored(turn: float, mirror: bool, links: int, rules: dict[str, Any],
+                                             out: bool) -> None:
+    # the edge holds on the turned and mirrored board too. Turning moves the centres by
+    # rounding (about 1e-14), which can put the exact gap itself a few units over
+    # R + 1e-6 (then R + 1 is right): the inside edge is taken 1e-12 inside it
+    ed11 = rules["edition"] == 11
+    least = (8 if out else 7) + ed11
+    agree(in_a_row(OUT if out else IN - 1e-12, rules, links, turn, mirror), least,
+          "target_beyond_roll" if ed11 else "roll_too_low")
+
+
+def test_the_chain_fits_in_one_hair() -> None:
+    # the constants behind the sharp edge: the engagement edge's offset plus a long
+    # chain of links stays within the budget test's one hair, and is never nothing
+    from chargeref.systems.w40k.solver_base import BUDGET_SLACK, LOCUS_HAIR, TOL
+    from chargeref.systems.w40k.spots import CHAIN_LINKS, EDGE_HAIR, LINK_HAIR
+
+    assert BUDGET_SLACK == TOL + LOCUS_HAIR
+    assert 0 < EDGE_HAIR and EDGE_HAIR + CHAIN_LINKS * LINK_HAIR <= LOCUS_HAIR * (1 + 1e-12)
+    assert CHAIN_LINKS >= 40
 
 
 @pytest.mark.parametrize(("gap", "least"), [(IN, 8), (OUT, 9)])
@@ -150,7 +198,6 @@ def test_edition_11_picks_within_the_roll(gap: float, least: int) -> None:
     agree(board(gap, {"edition": 11}), least, "target_beyond_roll")
 
 
-EDGE = settings(max_examples=6, deadline=None, derandomize=True)
 
 
 @EDGE

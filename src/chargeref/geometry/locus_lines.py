@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .placement import OffsetCurve
-from .shapes import Footprint
+from .shapes import Footprint, signed_distance
 
 
 def circle_line_crossings(c: np.ndarray, r: float, axis: int, value: float) -> np.ndarray:
@@ -53,6 +53,51 @@ def locus_line_crossings(mover: Footprint, target: Footprint, d: float, axis: in
     if axis == 0:
         return cur.roots(lambda P: P[:, 0] - v, g_lip=1.0, g1=lambda x, y: x - v)
     return cur.roots(lambda P: P[:, 1] - v, g_lip=1.0, g1=lambda x, y: y - v)
+
+
+def locus_box_distance(mover: Footprint, target: Footprint, d: float, p: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                       slack: float = 1e-9) -> float:
+    """The distance from point p to the set K of centres where ``mover`` (one convex
+    part, same facing) is within gap ``d`` (>= 0) of ``target`` (one convex part) and
+    lies in the box [lo, hi]; inf when that set is empty.
+
+    K is convex (the target grown by the mirrored mover and a disc of radius d), and so
+    is its part in the box. Its nearest point to p is p itself, or the nearest point of
+    K (on the offset curve, ``OffsetCurve.nearest``) when that lies in the box, or else
+    a point of the box's outline: on each side, K meets the side's line in one interval
+    between its crossings with the curve (``locus_line_crossings``, 1e-12 rad), and the
+    nearest point of that interval (clipped to the side) is the foot of p clamped to
+    it. The least of these candidates is the answer; a candidate is kept when it misses
+    the box by at most ``slack``, so rounding can only lower the answer."""
+    p = np.asarray(p, dtype=float)
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    if np.any(lo > hi):
+        return math.inf
+
+    def in_box(q: np.ndarray) -> bool:
+        return bool(np.all(q >= lo - slack) and np.all(q <= hi + slack))
+
+    if in_box(p) and float(signed_distance(mover.moved_to(p), target)) <= d + slack:
+        return 0.0
+    best = math.inf
+    for q in OffsetCurve(mover, target, d).nearest(p):
+        if in_box(q):
+            best = min(best, float(np.hypot(*(q - p))))
+    for axis in (0, 1):
+        o = 1 - axis
+        for value in (float(lo[axis]), float(hi[axis])):
+            X = locus_line_crossings(mover, target, d, axis, value)
+            if len(X) == 0:
+                continue
+            a = max(float(np.min(X[:, o])), float(lo[o]))
+            b = min(float(np.max(X[:, o])), float(hi[o]))
+            if a > b + slack:
+                continue
+            q = np.empty(2)
+            q[axis] = value
+            q[o] = min(max(float(p[o]), a), max(a, b))
+            best = min(best, float(np.hypot(*(q - p))))
+    return best
 
 
 def disc_box_distance(P: np.ndarray, C: np.ndarray, R: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -111,4 +156,4 @@ def disc_box_distance(P: np.ndarray, C: np.ndarray, R: np.ndarray, lo: np.ndarra
     return best
 
 
-__all__ = ["circle_line_crossings", "disc_box_distance", "locus_line_crossings"]
+__all__ = ["circle_line_crossings", "disc_box_distance", "locus_box_distance", "locus_line_crossings"]

@@ -322,7 +322,7 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
                 if any(sd_many(t.fp, t.xy[None], pf)[0] <= r.er + EPS
                        for t, c in zip(self.all_targets, self.target_col, strict=True) if c == j):
                     reach = max(reach, 2.0 * r.inch)
-            # (for round bases, also wholly on the board: spots._board_bound)
+            # (also wholly on the board, for every base: spots._board_bound)
             lb = max(lb, float(np.min(self.start_dist[:, j])) - reach, self._board_bound(j, reach))
         return max(lb, 0.0)
 

@@ -13,7 +13,7 @@ import numpy as np
 import shapely
 
 from ... import budget
-from ...geometry.locus_lines import circle_line_crossings, disc_box_distance, locus_line_crossings
+from ...geometry.locus_lines import circle_line_crossings, locus_line_crossings
 from ...geometry.placement import (
     circles_crossings_many,
     circles_crossings_stack,
@@ -25,6 +25,7 @@ from ...geometry.placement import (
 )
 from ...geometry.shapes import Capsule, ConvexPolygon, Disc
 from ...geometry.smooth import c_obstacle_body
+from .board_bound import BoardBound
 from .solver_base import (
     BUDGET_SLACK,
     BUDGET_TARGETS,
@@ -37,7 +38,25 @@ from .solver_base import (
     _floor_edge_crossings,
     face_spots,
 )
+from .ties import few, least, ordered
 from .world import CAN_USE_FLOORS, Model
+
+# The edge of a chain of built gaps. A spot is built a little on the generous side of
+# the gap it stands at, and a model placed round another model's built spot inherits
+# that model's offset too: a model linked at 2" to a model at the engagement edge moves
+# the sum of the two offsets more than the exact move. The budget test (solver_base)
+# allows one LOCUS_HAIR over the contract's tolerance, so the whole chain must stay
+# within one LOCUS_HAIR and still be more than nothing (a move exactly 1.001e-6 over a
+# roll must fail it): the target's engagement edge takes half a hair, and every
+# coherency link a far smaller one, so up to CHAIN_LINKS links in a row still fit.
+#: how far inside engagement range (or the 2" reach across a feature) a target-facing
+#: spot is built
+EDGE_HAIR = LOCUS_HAIR / 2
+#: how far inside the coherency distance a link is built: far above the rounding of a
+#: closed-form distance on a 60" board (about 1e-14), far below EDGE_HAIR
+LINK_HAIR = 1e-11
+#: links in a row that keep a chain's offsets within LOCUS_HAIR
+CHAIN_LINKS = int(round((LOCUS_HAIR - EDGE_HAIR) / LINK_HAIR))
 
 
 def _smooth_wrap_spots(sb, m: Model, loci: list[float]) -> list[np.ndarray]:  # noqa: ANN001
@@ -71,7 +90,7 @@ def _smooth_wrap_spots(sb, m: Model, loci: list[float]) -> list[np.ndarray]:  # 
     return out
 
 
-class SpotBuilder:
+class SpotBuilder(BoardBound):
     """Candidate construction; ChargeProblem supplies the state it reads."""
 
     def _starts_of(self, m: Model) -> np.ndarray:
@@ -105,7 +124,7 @@ class SpotBuilder:
             parts.append(self._pair_crossings(m, ts, loci, ts, [LOCUS_HAIR]))
             others = [q for q in self.models if q.id != m.id]
             if others:  # linking to a friend that will stand on the floor too
-                parts.append(self._pair_crossings(m, ts, loci, ts, [self.w.rules.coh - LOCUS_HAIR]))
+                parts.append(self._pair_crossings(m, ts, loci, ts, [self.w.rules.coh - LINK_HAIR]))
             if m.fp.is_disc:
                 parts.append(_floor_edge_crossings(m.fp.radius, ts, loci, poly))
             pts = np.vstack([x.reshape(-1, 2) for x in parts])
@@ -135,8 +154,9 @@ class SpotBuilder:
 
     def _loci(self) -> list[float]:
         """The gaps to a target at which spots are built: base contact (a hair outside
-        0, so contact holds and nothing overlaps) and the engagement edge (a hair inside)."""
-        return [LOCUS_HAIR, self.w.rules.er - LOCUS_HAIR]
+        0, so contact holds and nothing overlaps) and the engagement edge (EDGE_HAIR
+        inside, so a chain of links built from it stays within one hair)."""
+        return [LOCUS_HAIR, self.w.rules.er - EDGE_HAIR]
 
     def _initial_spots(self, m: Model) -> np.ndarray:
         """Constructed end spots for a base like m, before any model is placed:
@@ -209,7 +229,7 @@ class SpotBuilder:
             for t in self.all_targets:
                 if t.fp.is_disc:
                     C += [t.xy, t.xy]
-                    R += [t.fp.radius + rm + 2.0 * self.w.rules.inch - LOCUS_HAIR, t.fp.radius + rm + LOCUS_HAIR]
+                    R += [t.fp.radius + rm + 2.0 * self.w.rules.inch - EDGE_HAIR, t.fp.radius + rm + LOCUS_HAIR]
             if len(self.other_models):
                 C.extend(self.o_c[self.o_disc])
                 R.extend(self.o_r[self.o_disc] + rm + LOCUS_HAIR)
@@ -237,13 +257,13 @@ class SpotBuilder:
         """Points on the straight line from each start toward its nearest engagement
         edge spot (at tenths of the way): where a model that need not engage may stop."""
         out = []
-        er_in = self.w.rules.er - LOCUS_HAIR
+        er_in = self.w.rules.er - EDGE_HAIR
         if m.fp.is_disc and self.t_disc.all() and len(self.all_targets):
             # all round: the nearest engagement-edge spot of each start in closed form
             v = starts[:, None, :] - self.t_c[None, :, :]
             n = np.hypot(v[..., 0], v[..., 1])
             gap = n - (self.t_r[None, :] + m.fp.radius + er_in)
-            j = np.argmin(gap, axis=1)
+            j = least(gap, axis=1)  # frame-free among near-equal gaps (ties.py)
             for i, s0 in enumerate(starts):
                 if n[i, j[i]] <= 0 or gap[i, j[i]] <= 0:
                     continue
@@ -362,7 +382,9 @@ class SpotBuilder:
             if not t.fp.is_disc:
                 continue
             d = np.hypot(*(C - t.xy).T) - Rr
-            near = np.argsort(d)[:WRAP_NEAREST]
+            # the nearest pieces; a tie at the cut keeps every tied piece (ties.py: a
+            # polygon's corner order is not frame-free, so no index may break it)
+            near = few(d, WRAP_NEAREST)
             for i in near:
                 if d[i] > t.fp.radius + rm + max(loci) + 2 * self.w.rules.inch:
                     continue
@@ -405,29 +427,6 @@ class SpotBuilder:
             else:
                 out.append(locus_line_crossings(m.fp, fq, gap, axis, value))
         return np.vstack(out) if out else np.zeros((0, 2))
-
-    def _board_bound(self, j: int, reach: float) -> float:
-        """For round models and round target models: the least straight move by which
-        some model of the unit ends wholly on the board within ``reach`` of a model of
-        target j (the distance from its start to the part of the disc of radius
-        r_model + r_target + reach round the target that its drawn-in board allows;
-        closed form, ``disc_box_distance``). A lower bound on any move that engages
-        target j; -inf for other bases (the caller's straight bound stands alone)."""
-        if not (self._all_disc and self.models and self.all_targets):
-            return -math.inf
-        memo = self.__dict__.setdefault("_board_bound_memo", {})
-        hit = memo.get(reach)
-        if hit is None:
-            W, D = self.w.board
-            S = np.array([m.xy for m in self.models], dtype=float).reshape(-1, 2)
-            rm = np.array([m.fp.parts[0].r for m in self.models])
-            lo = np.stack([rm, rm], axis=1)[:, None, :]
-            hi = np.stack([W - rm, D - rm], axis=1)[:, None, :]
-            R = rm[:, None] + self._t_pr[None, :] + reach
-            d = disc_box_distance(S[:, None, :], self._t_pc[None, :, :], R, lo, hi)
-            hit = memo[reach] = np.array([float(d[:, self.target_col == k].min()) if (self.target_col == k).any()
-                                          else -math.inf for k in range(len(self.targets))])
-        return float(hit[j])
 
     def _edge_spots(self, m: Model, loci: list[float]) -> np.ndarray:
         """Spots against the board's edge: where the contact locus and the engagement
@@ -475,7 +474,7 @@ class SpotBuilder:
         out = []
         for s0 in starts:
             d = np.hypot(*(self.t_c - s0).T) - self.t_r
-            idx = np.argsort(d)[:near]
+            idx = ordered(d)[:near]  # frame-free among near-equal distances (ties.py)
             if m.fp.is_disc and self.t_disc[idx].all():
                 # one closed-form call: the nearest targets' loci against every radius
                 C1 = np.repeat(self.t_c[idx], len(loci), axis=0)
@@ -499,7 +498,7 @@ class SpotBuilder:
             model (a spot with two links: the two-neighbour rule) and their packing loci;
         plus the points of q's coherency locus nearest each start of m's shape and
         nearest each target model (a chain growing toward a target)."""
-        coh = self.w.rules.coh - LOCUS_HAIR
+        coh = self.w.rules.coh - LINK_HAIR
         loci = self._loci()
         out = [
             self._pair_crossings(m, [q], [coh, LOCUS_HAIR], self.all_targets, loci, pos_a=[qpos]),
@@ -565,8 +564,8 @@ class SpotBuilder:
         a straight move of R: the nearest such spot, the ends of the reachable arc, and
         the spots that touch or link to another model (crossings with their loci)."""
         hair = LOCUS_HAIR
-        g = max(gap - hair, hair)
-        coh = self.w.rules.coh - hair
+        g = max(gap - EDGE_HAIR, hair)
+        coh = self.w.rules.coh - LINK_HAIR
         out = []
         for t in self.all_targets:
             out.append(self._nearest_on_locus(m, t, g, m.xy))
@@ -589,7 +588,7 @@ class SpotBuilder:
             own = np.concatenate([np.full(len(p), j, dtype=int) for j, p in enumerate(parts)])
             return np.vstack([p.reshape(-1, 2) for p in parts]), own
         hair = LOCUS_HAIR
-        coh = self.w.rules.coh - hair
+        coh = self.w.rules.coh - LINK_HAIR
         rm = m.fp.parts[0].r
         jj = np.arange(len(ts))
         # the contact locus of each target: a circle round its base's centre
@@ -635,7 +634,7 @@ class SpotBuilder:
         with the circle of radius R round the start), and the contact spots that touch
         or link to another model (crossings with their packing and coherency loci)."""
         hair = LOCUS_HAIR
-        coh = self.w.rules.coh - hair
+        coh = self.w.rules.coh - LINK_HAIR
         out = []
         tkey = tuple(id(t.fp) for t in targets)
         if m.fp.is_disc and targets and all(t.fp.is_disc for t in targets):

@@ -5,7 +5,10 @@ rounding: two values equal in exact arithmetic can come out a few units in the l
 place apart, in either order. Wherever the search sorts or deduplicates such values, a
 difference that small must not decide anything, or the same charge gets a different
 ruling on a turned board. ``distinct`` treats values within ``TIE`` of each other as
-one value.
+one value; ``ordered`` and ``least`` rank values so that values within ``TIE`` of each
+other are one value, their order then decided by their index (the order of the models,
+targets and terrain in the scenario, which does not depend on the frame); ``few`` keeps
+the k least and, when the cut falls among such equal values, all of them.
 """
 
 from __future__ import annotations
@@ -33,4 +36,43 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return v[last]
 
 
-__all__ = ["TIE", "distinct"]
+def ordered(values: np.ndarray) -> np.ndarray:
+    """The indices of ``values`` from least to greatest, where a run of values each
+    within TIE of the next counts as one value and keeps its members in index order
+    (a stable argsort of the run numbers)."""
+    v = np.asarray(values, dtype=float).reshape(-1)
+    if len(v) < 2:
+        return np.arange(len(v))
+    first = np.argsort(v, kind="stable")
+    run = np.empty(len(v), dtype=int)
+    run[first] = _runs(v[first])
+    return np.lexsort((np.arange(len(v)), run))
+
+
+def few(values: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k least values, as ``ordered`` ranks them, and with them every
+    further value of the run the k-th belongs to: when the cut falls among values equal
+    but for rounding, all of them are kept, so the set kept does not depend on the
+    frame even where the index is not frame-free (a polygon's corners, whose order
+    starts wherever the hull does)."""
+    o = ordered(values)
+    if k <= 0:
+        return o[:0]
+    if len(o) <= k:
+        return o
+    v = np.asarray(values, dtype=float).reshape(-1)[o]
+    end = k
+    while end < len(o) and v[end] - v[end - 1] <= TIE:
+        end += 1
+    return o[:end]
+
+
+def least(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Like ``np.argmin`` along ``axis``, but among values within TIE of the least the
+    first index wins (not the one rounding made a few units smaller)."""
+    v = np.asarray(values, dtype=float)
+    lo = np.min(v, axis=axis, keepdims=True)
+    return np.argmax(v <= lo + TIE, axis=axis)
+
+
+__all__ = ["TIE", "distinct", "few", "least", "ordered"]
