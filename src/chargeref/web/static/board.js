@@ -144,8 +144,18 @@ function zoomToRuling() {
   view = w >= W - 1e-9 ? null : [x0, top, w, h];
 }
 
+// The Open box names where the table came from: a bundled example, or a file / new table.
+function showSource() {
+  const sel = $("example-select"), file = $("example-file");
+  const isExample = [...sel.options].some((o) => o.value && o.value === state.name);
+  file.hidden = isExample;
+  file.textContent = isExample ? "" : `(${state.name || "your table"})`;
+  sel.value = isExample ? state.name : "";
+}
+
 function render() {
   const scen = state.scen;
+  showSource();
   $("sysname").textContent = SYSTEM_NAMES[scen.system] + (scen.system === "40k" && scen.rules?.edition ? ` · edition ${scen.rules.edition}` : "");
   fitBoard();
   drawTable();
@@ -264,12 +274,24 @@ function drawRuling() {
   g.replaceChildren();
   $("layer-table").style.display = state.showRuling ? "none" : "";
   $("ruling-banner").classList.toggle("hidden", !state.showRuling);
+  $("legend-box").classList.add("hidden");
   if (!state.showRuling || !state.rulingSvg) return;
   // The server's picture of the ruling, drawn by the Python renderer in the board's
   // own coordinates (viewBox 0 0 width depth); the page's style sheet styles it.
   const doc = new DOMParser().parseFromString(state.rulingSvg, "image/svg+xml");
   const map = doc.querySelector("g.map");
   if (map) g.appendChild(document.importNode(map, true));
+  // its key (the same renderer's legend of what the picture uses), shown as an image
+  // so that its own style sheet stays its own
+  const key = doc.querySelector("defs svg.legend-key");
+  if (key) {
+    const img = $("legend-img"), entries = [...key.querySelectorAll("g.entry")];
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(key));
+    img.width = Number(key.getAttribute("width"));
+    img.alt = `Key: ${entries.map((e) => e.textContent.trim()).join("; ")}`;
+    $("legend-box").dataset.keys = entries.map((e) => e.getAttribute("data-key")).join(" ");
+    $("legend-box").classList.remove("hidden");
+  }
   const r = state.ruling;
   $("banner-text").textContent = `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
 }
@@ -331,7 +353,42 @@ function rollOptions(s) {
 
 function scheduleLive() {
   clearTimeout(liveTimer);
-  liveTimer = setTimeout(live, 140);
+  liveTimer = setTimeout(() => { live(); checkTable(); }, 140);
+}
+
+// The server's check of the table (as `chargeref check`): every problem stays listed
+// above the board until it is fixed (a toast alone would be gone before it is read).
+let checkAbort = null;
+async function checkTable() {
+  if (checkAbort) checkAbort.abort();
+  const ctrl = new AbortController();
+  checkAbort = ctrl;
+  let problems;
+  try {
+    problems = (await api("/api/check", state.scen, { signal: ctrl.signal })).problems;
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    problems = [{ field: "", message: e.message }];
+  }
+  if (ctrl.signal.aborted) return;
+  state.problems = problems;
+  renderProblems();
+}
+
+function renderProblems() {
+  const list = state.problems || [];
+  const box = $("problems"), ul = $("problem-list");
+  ul.replaceChildren();
+  box.classList.toggle("hidden", !list.length);
+  box.dataset.count = String(list.length);
+  $("problems-title").textContent = list.length === 1 ? "This table has a problem (a charge is refused until it is fixed):"
+    : `This table has ${list.length} problems (a charge is refused until they are fixed):`;
+  for (const p of list) {
+    const li = document.createElement("li");
+    if (p.field) { const c = document.createElement("code"); c.textContent = p.field; li.append(c, " "); }
+    li.append(p.message);
+    ul.appendChild(li);
+  }
 }
 
 async function live() {
@@ -502,6 +559,11 @@ async function runCharge() {
     else body.seed = crypto.getRandomValues(new Uint32Array(1))[0];
   }
   $("charge").disabled = true;
+  $("charge").textContent = "Ruling…";
+  // the ruling may take a while (a big unit, an awkward wall): say that it is under way
+  const v = $("verdict");
+  v.className = "verdict busy"; v.textContent = `Working out the charge ${state.charger} → ${state.targets.join(", ")}…`;
+  document.body.dataset.charging = "1";
   try {
     const ruling = await api("/api/charge", body);
     const svg = await api("/api/draw", { scenario: state.scen, ruling, whole_board: true, bare: true }, { raw: true });
@@ -511,8 +573,11 @@ async function runCharge() {
     render(); save();
   } catch (e) {
     toast(e.message);
+    renderVerdict();
   } finally {
     $("charge").disabled = false;
+    $("charge").textContent = "Charge!";
+    delete document.body.dataset.charging;
   }
 }
 
@@ -547,7 +612,11 @@ async function openText(text, name) {
     changed();
     if (!res.ok) toast(`Opened ${name}, but: ${res.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`);
     else toast(`Opened ${name}.`, "info");
-  } catch (e) { toast(`${name}: ${e.message}`); }
+  } catch (e) {
+    // a refused file leaves the table as it was; say so, in words
+    const why = e.status === 413 ? "the file is larger than the board accepts (1 MB)" : e.message;
+    toast(`Could not open ${name}: ${why}. The table is unchanged.`);
+  }
 }
 
 function newTable() {

@@ -13,6 +13,7 @@ export const state = {
   showRuling: false,
   odds: null,
   nearest: null, // the closest enemy to the charger, from the server
+  problems: [], // what the server's check finds wrong with the table
 };
 export const history = { undo: [], redo: [] };
 
