@@ -89,7 +89,9 @@ function cssFor(pxUnits) {
     + `\n#board .handle {stroke-width:${f4(1.2 * pxUnits)}px}\n#board .handle-link {stroke-width:${f4(1 * pxUnits)}px}`
     + `\n#board .selected-mark {stroke-width:${f4(3 * pxUnits)}px}`
     + `\n#board .nearest-line {stroke-width:${f4(1.5 * pxUnits)}px;stroke-dasharray:${f4(4 * pxUnits)} ${f4(3 * pxUnits)}}`
-    + `\n#board .nearest-text {font-size:${f4(12 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`;
+    + `\n#board .nearest-text {font-size:${f4(12 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`
+    + `\n#board .off-board-arrow {fill:#c62828;stroke:#ffffff;stroke-width:${f4(1 * pxUnits)}px}`
+    + `\n#board .off-board-text {font-size:${f4(12 * pxUnits)}px;font-weight:bold;fill:#8b1a1a;paint-order:stroke;stroke:#ffffff;stroke-width:${f4(3 * pxUnits)}px}`;
 }
 
 const Y = (y) => state.scen.board.depth - y;
@@ -266,6 +268,28 @@ function drawUnits() {
     const lg = el("g", { class: `unit-label p${u.player}` }, labels);
     el("text", { class: "halo", x: f4(cx), y: f4(Y(top) - 0.4 * fs), "text-anchor": "middle" }, lg, u.id);
     el("text", { class: "unit-label", x: f4(cx), y: f4(Y(top) - 0.4 * fs), "text-anchor": "middle" }, lg, u.id);
+  }
+  // A model whose centre is off the board would be out of sight: mark the edge where it
+  // left, pointing at it, with its id (the check lists the problem above the board).
+  const { width: W, depth: D } = scen.board;
+  const off = el("g", { class: "off-board" }, g);
+  for (const p of all) {
+    const [x, y] = p.fp.c;
+    if (x >= 0 && x <= W && y >= 0 && y <= D) continue;
+    const ex = Math.min(Math.max(x, 0), W), ey = Math.min(Math.max(y, 0), D);
+    const a = Math.atan2(y - ey, x - ex), s = 14 * px();
+    const tip = [ex, ey], back = [ex - Math.cos(a) * 1.6 * s, ey - Math.sin(a) * 1.6 * s];
+    const side = [-Math.sin(a) * 0.8 * s, Math.cos(a) * 0.8 * s];
+    const tri = [tip, [back[0] + side[0], back[1] + side[1]], [back[0] - side[0], back[1] - side[1]]];
+    const mark = el("g", { class: "off-board-mark", "data-unit": p.unit, "data-model": p.id }, off);
+    el("polygon", { class: "off-board-arrow", points: P(tri) }, mark);
+    // the label sits inside the board, behind the arrow, reading away from the edge
+    const c = Math.cos(a), sn = Math.sin(a);
+    const anchor = c > 0.5 ? "end" : c < -0.5 ? "start" : "middle";
+    const lx = Math.min(Math.max(back[0] - c * 0.5 * s, 0.5 * s), W - 0.5 * s);
+    const ly = Math.min(Math.max(back[1] - sn * 1.3 * s - (anchor === "middle" ? 0 : 0.4 * s), 1.2 * s), D - 1.2 * s);
+    el("text", { class: "off-board-text", x: f4(lx), y: f4(Y(ly)), "text-anchor": anchor }, mark,
+      `${p.id} is off the board`);
   }
 }
 
