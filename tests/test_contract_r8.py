@@ -339,3 +339,20 @@ def test_bare_picture_carries_its_key():
     # without a ruling there is no move to explain, so no charge entries
     plain = render_svg(scen, bare=True)
     assert "data-key=\"path\"" not in plain
+
+
+def test_dice_with_roll_refused_but_seed_rolls_what_the_dice_leave(tmp_path):
+    body = {"scenario": s40(), "charger": "A", "targets": ["B"], "dice": [1, 1]}
+    r = client.post("/api/charge", json={**body, "roll": 7})
+    assert r.status_code == 422 and r.json()["error"].startswith("roll: ")
+    # a failed 1 + 1 is re-rolled from the seed: the same seed, the same new dice
+    a = client.post("/api/charge", json={**body, "reroll": "failed", "seed": 5}).json()["roll"]
+    b = client.post("/api/charge", json={**body, "reroll": "failed", "seed": 5}).json()["roll"]
+    assert a == b and a["rerolled_from"] == [1, 1] and a["total"] == sum(a["dice"])
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(s40()))
+    res = runner.invoke(main, ["charge", str(p), "--charger", "A", "--target", "B", "--dice", "1,1",
+                               "--reroll", "failed", "--seed", "5", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["roll"] == a
+    res = runner.invoke(main, ["charge", str(p), "--charger", "A", "--target", "B", "--dice", "1,1", "--roll", "7"])
+    assert res.exit_code == 2 and res.output.startswith("chargeref: --roll: ")
