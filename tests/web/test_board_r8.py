@@ -111,6 +111,9 @@ def test_a_slow_ruling_says_it_is_under_way(board: Board) -> None:
     charge is being worked out and the button cannot be pressed again."""
     b, page = board, board.page
     b.example("40k_wtc_walkthrough")
+    page.click("#charge")  # a first ruling, whose facts must not stay beside the next
+    page.wait_for_selector("#verdict.ok", timeout=60_000)
+    assert page.locator("#facts dd").count() > 0 and page.locator("#legend-box").is_visible()
     held: list[Route] = []
     page.route("**/api/charge", lambda route: held.append(route))
     page.click("#charge")
@@ -118,6 +121,8 @@ def test_a_slow_ruling_says_it_is_under_way(board: Board) -> None:
     assert page.locator("#verdict").inner_text().startswith("Working out the charge A → B, C")
     assert page.locator("#charge").is_disabled() and page.locator("#charge").inner_text() == "Ruling…"
     page.wait_for_function("() => document.body.dataset.charging === '1'")
+    assert page.locator("#facts dd").count() == 0 and page.locator("#reasons li").count() == 0
+    assert page.locator("#legend-box").is_hidden() and page.locator("#ruling-banner").is_hidden()
     assert len(held) == 1
     held[0].continue_()
     page.wait_for_selector("#verdict.ok", timeout=60_000)

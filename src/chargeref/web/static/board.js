@@ -584,7 +584,9 @@ async function runCharge() {
   }
   $("charge").disabled = true;
   $("charge").textContent = "Ruling…";
-  // the ruling may take a while (a big unit, an awkward wall): say that it is under way
+  // the old ruling goes (its facts would read as the new one's), and since the ruling
+  // may take a while (a big unit, an awkward wall) the verdict says it is under way
+  if (state.ruling) { state.ruling = null; state.rulingSvg = null; state.showRuling = false; render(); }
   const v = $("verdict");
   v.className = "verdict busy"; v.textContent = `Working out the charge ${state.charger} → ${state.targets.join(", ")}…`;
   document.body.dataset.charging = "1";
