@@ -190,3 +190,21 @@ def test_a_model_off_the_board_is_pointed_at_and_listed_until_fixed(board: Board
     assert page.locator("#layer-units .off-board-mark").count() == 0
     assert page.locator("#example-select option:checked").inner_text() == "(fixed.json)"
     assert unexpected(b) == []
+
+
+def test_terrain_labels_stay_in_view_when_the_ruling_is_zoomed(board: Board) -> None:
+    """The ruling view zooms to the charge and cuts the rock at the left: its label
+    moves to the part in view (it was cut to "sable" before round 8)."""
+    b, page = board, board.page
+    b.example("t9a_multiple_a")
+    page.click("#charge")
+    page.wait_for_selector("#verdict.ok", timeout=60_000)
+    vb = [float(v) for v in (page.locator("#board").get_attribute("viewBox") or "").split()]
+    assert vb[2] < b.state()["scen"]["board"]["width"]  # zoomed: the test means something
+    inside: Any = page.evaluate("""() => {
+        const lab = document.querySelector('#layer-ruling g.terrain[data-id="rock"] g.terrain-label text:last-child');
+        const a = lab.getBoundingClientRect(), v = document.getElementById('board').getBoundingClientRect();
+        return [lab.textContent, a.left >= v.left, a.right <= v.right, a.top >= v.top, a.bottom <= v.bottom];
+    }""")
+    assert inside == ["rock · impassable", True, True, True, True]
+    assert unexpected(b) == []

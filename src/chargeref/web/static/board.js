@@ -207,9 +207,58 @@ function drawTable() {
 }
 
 function label(g, pts, text) {
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-  const fs = 10 * px();
-  el("text", { class: "terrain-label", x: f4(Math.min(...xs) + 0.3 * fs), y: f4(Y(Math.max(...ys)) + 1.1 * fs) }, g, text);
+  const spot = labelSpot(pts);
+  if (spot) el("text", { class: "terrain-label", x: f4(spot[0]), y: f4(spot[1]) }, g, text);
+}
+
+// The bounds [x0, y0, x1, y1] (scenario coordinates) of the part of a polygon in view,
+// or null when none of it is: the polygon clipped to the view's rectangle, edge by edge.
+function visibleBounds(pts) {
+  const [vx, vy, vw, vh] = viewBox(), D = state.scen.board.depth;
+  const box = [vx, D - (vy + vh), vx + vw, D - vy];
+  let poly = pts.map((p) => [p[0], p[1]]);
+  for (let k = 0; k < 4 && poly.length; k++) {
+    const axis = k % 2, lo = k < 2, edge = box[k];
+    const inside = (p) => (lo ? p[axis] >= edge : p[axis] <= edge);
+    const out = [];
+    poly.forEach((p, i) => {
+      const q = poly[(i + 1) % poly.length];
+      if (inside(p)) out.push(p);
+      if (inside(p) !== inside(q)) {
+        const t = (edge - p[axis]) / (q[axis] - p[axis]);
+        out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
+      }
+    });
+    poly = out;
+  }
+  if (poly.length < 3) return null;
+  const xs = poly.map((p) => p[0]), ys = poly.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+// Where a terrain label goes (SVG coordinates): the top-left corner of the part of the
+// piece in view, so that zooming never cuts it; null when too little of it shows.
+function labelSpot(pts) {
+  const bb = visibleBounds(pts), fs = 10 * px();
+  if (!bb || bb[2] - bb[0] < 3 * fs || bb[3] - bb[1] < 1.5 * fs) return null;
+  return [bb[0] + 0.3 * fs, Y(bb[3]) + 1.1 * fs];
+}
+
+// The ruling's picture labels terrain for the whole board: move each top-left label to
+// the part of its piece in view (as the table's own labels are), or hide it.
+function placeRulingLabels(g) {
+  for (const tg of g.querySelectorAll("g.terrain[data-id]")) {
+    const t = (state.scen.terrain || []).find((x) => x.id === tg.dataset.id);
+    const pts = t && (t.footprint || t.polygon);
+    if (!pts) continue;
+    for (const lab of tg.querySelectorAll(":scope > g.terrain-label, :scope > text.terrain-label")) {
+      const texts = lab.tagName === "text" ? [lab] : [...lab.querySelectorAll("text")];
+      if (texts[0]?.getAttribute("text-anchor") !== "start") continue; // floors and walls keep theirs
+      const spot = labelSpot(pts);
+      lab.style.display = spot ? "" : "none";
+      if (spot) for (const tx of texts) { tx.setAttribute("x", f4(spot[0])); tx.setAttribute("y", f4(spot[1])); }
+    }
+  }
 }
 
 function role(uid) {
@@ -305,6 +354,7 @@ function drawRuling() {
   const doc = new DOMParser().parseFromString(state.rulingSvg, "image/svg+xml");
   const map = doc.querySelector("g.map");
   if (map) g.appendChild(document.importNode(map, true));
+  placeRulingLabels(g);
   // its key (the same renderer's legend of what the picture uses), shown as an image
   // so that its own style sheet stays its own
   const key = doc.querySelector("defs svg.legend-key");
