@@ -356,3 +356,12 @@ def test_dice_with_roll_refused_but_seed_rolls_what_the_dice_leave(tmp_path):
     assert res.exit_code == 0 and json.loads(res.output)["roll"] == a
     res = runner.invoke(main, ["charge", str(p), "--charger", "A", "--target", "B", "--dice", "1,1", "--roll", "7"])
     assert res.exit_code == 2 and res.output.startswith("chargeref: --roll: ")
+
+
+def test_wrong_path_or_method_answers_in_the_same_error_shape():
+    r = client.get("/api/charge")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["error"] == "method: GET is not allowed on /api/charge"
+    r = client.post("/api/nope", json={})
+    assert r.status_code == 404 and r.json()["error"].startswith("path: ") and r.json()["problems"][0]["field"] == "path"
+    assert client.get("/static/nope.js").json()["error"].startswith("path: ")
