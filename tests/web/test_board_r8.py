@@ -208,3 +208,47 @@ def test_terrain_labels_stay_in_view_when_the_ruling_is_zoomed(board: Board) -> 
     }""")
     assert inside == ["rock · impassable", True, True, True, True]
     assert unexpected(b) == []
+
+
+def test_edition_11_lists_the_targets_the_roll_may_pick_then_charges_one(board: Board) -> None:
+    """Edition 11: Charge! without targets asks which targets the roll may pick (the
+    API's choices), each allowed set has a button that charges it with the same dice."""
+    b, page = board, board.page
+    b.example("40k_ed11_choices")
+    assert b.state()["charger"] == "A" and b.state()["targets"] == []
+    page.click("#charge")
+    page.wait_for_selector("#verdict.choices", timeout=60_000)
+    st = b.state()
+    want = b.page.request.post(b.url + "/api/charge", data=json.dumps(
+        {"scenario": st["scen"], "charger": "A", "targets": [], "dice": [4, 3], "reroll": "none", "modifier": 0}),
+        headers={"content-type": "application/json"}).json()
+    assert st["ruling"] == want and [c["targets"] for c in want["choices"]] == [["B"], ["C"]]
+    assert page.locator("#verdict").inner_text() == "A ROLL OF 7 MAY PICK 1 TARGET SET"
+    assert page.locator("#why-title").inner_text() == "The target sets this roll may pick"
+    rows = page.locator("#choices li")
+    assert rows.count() == 2
+    assert rows.nth(0).get_attribute("class") == "allowed" and "needs 5" in rows.nth(0).inner_text()
+    assert rows.nth(1).get_attribute("class") == "refused" and rows.nth(1).inner_text().endswith("Not with a 7.")
+    assert page.locator("#banner-keep").is_hidden()  # nothing moved: nothing to keep
+    # the 2" engagement range of edition 11, in the picture and its key
+    box = page.locator("#legend-box")
+    box.wait_for(state="visible")
+    assert "engagement range 2" in (page.locator("#legend-img").get_attribute("alt") or "")
+    # both targets the roll was asked about are in view
+    for unit in ("B", "C"):
+        inside = page.evaluate("""(u) => {
+            const m = document.querySelector(`#layer-ruling .model[data-unit="${u}"]`) ||
+                      [...document.querySelectorAll('#layer-ruling .model')].find((e) => (e.getAttribute('data-id') || '').startsWith(u));
+            const a = m.getBoundingClientRect(), v = document.getElementById('board').getBoundingClientRect();
+            return a.left >= v.left && a.right <= v.right && a.top >= v.top && a.bottom <= v.bottom;
+        }""", unit)
+        assert inside, unit
+    # pick B: the charge is made with the same dice
+    rows.nth(0).locator("button").click()
+    page.wait_for_selector("#verdict.ok:not(.choices)", timeout=60_000)
+    st = b.state()
+    assert st["targets"] == ["B"] and st["ruling"]["targets"] == ["B"] and st["ruling"]["roll"]["dice"] == [4, 3]
+    assert st["ruling"]["success"] is True and page.locator("#banner-keep").is_visible()
+    # the live numbers follow the new target
+    page.wait_for_function("document.getElementById('live-needed').dataset.roll === '5'")
+    assert unexpected(b) == []

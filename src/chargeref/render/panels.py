@@ -166,7 +166,8 @@ class PanelsMixin:
             if key not in self.used:
                 continue
             if key == "engagement-ring":
-                label = f"engagement range {self.length(1.0 * self.inch)}"
+                er = getattr(self, "engagement_range", None)
+                label = f"engagement range {self.length(er() if er else 1.0 * self.inch)}"
             items.append((key, label))
         return items
 

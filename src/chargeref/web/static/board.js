@@ -128,7 +128,9 @@ function zoomToRuling() {
   const r = state.ruling;
   if (!r) return;
   const pts = [];
-  for (const p of pieces(state.scen)) if (p.unit === r.charger || r.targets.includes(p.unit)) {
+  // the targets, or (edition 11, targets after the roll) every unit the roll was asked about
+  const shown = new Set([r.charger, ...r.targets, ...(r.choices || []).flatMap((c) => c.targets)]);
+  for (const p of pieces(state.scen)) if (shown.has(p.unit)) {
     pts.push([p.fp.c[0] - p.fp.reach, p.fp.c[1] - p.fp.reach], [p.fp.c[0] + p.fp.reach, p.fp.c[1] + p.fp.reach]);
   }
   for (const m of r.moves) pts.push(m.from, m.to);
@@ -367,7 +369,10 @@ function drawRuling() {
     $("legend-box").classList.remove("hidden");
   }
   const r = state.ruling;
-  $("banner-text").textContent = `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
+  $("banner-text").textContent = r.choices
+    ? `Showing what a roll of ${r.roll.total} lets ${r.charger} pick: choose a target set in the Ruling card, or go back to the table.`
+    : `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
+  $("banner-keep").classList.toggle("hidden", !r.after);
 }
 
 // the selected piece's turn handle, and the ruler
@@ -624,7 +629,9 @@ function endDrag(ev) {
 // ------------------------------------------------------------------ charge
 
 async function runCharge() {
-  if (!state.charger || !state.targets.length) { toast("Choose a charger and at least one target first (click the units)."); return; }
+  // edition 11 picks targets after the roll: without targets the ruling lists the choices
+  const pickLater = state.scen.system === "40k" && state.scen.rules?.edition === 11;
+  if (!state.charger || (!state.targets.length && !pickLater)) { toast("Choose a charger and at least one target first (click the units)."); return; }
   const s = settings();
   const body = { scenario: state.scen, charger: state.charger, targets: state.targets, ...rollOptions(s) };
   if (state.scen.system !== "warmaster") {
@@ -638,7 +645,9 @@ async function runCharge() {
   // may take a while (a big unit, an awkward wall) the verdict says it is under way
   if (state.ruling) { state.ruling = null; state.rulingSvg = null; state.showRuling = false; render(); }
   const v = $("verdict");
-  v.className = "verdict busy"; v.textContent = `Working out the charge ${state.charger} → ${state.targets.join(", ")}…`;
+  v.className = "verdict busy";
+  v.textContent = state.targets.length ? `Working out the charge ${state.charger} → ${state.targets.join(", ")}…`
+    : `Working out what ${state.charger}'s roll may pick…`;
   document.body.dataset.charging = "1";
   try {
     const ruling = await api("/api/charge", body);
@@ -647,6 +656,7 @@ async function runCharge() {
     zoomToRuling();
     if (ruling.roll && s.mode === "random") { $("die1").value = ruling.roll.dice[0] ?? 1; $("die2").value = ruling.roll.dice[1] ?? 1; }
     render(); save();
+    scheduleLive(); // the live numbers follow the targets charged (edition 11 picks them now)
   } catch (e) {
     toast(e.message);
     renderVerdict();
@@ -855,5 +865,6 @@ async function init() {
 
 hooks.render = () => render();
 hooks.changed = () => changed();
+hooks.charge = () => runCharge();
 window.chargeref = { state, openExample, runCharge };
 init().catch((e) => toast(`The board could not start: ${e.message}`));

@@ -18,7 +18,7 @@ export const state = {
 export const history = { undo: [], redo: [] };
 
 // what the page module plugs in: redraw everything, or note that the table changed
-export const hooks = { render: () => {}, changed: () => {} };
+export const hooks = { render: () => {}, changed: () => {}, charge: () => {} };
 
 export const round4 = (v) => Math.round(v * 1e4) / 1e4;
 
