@@ -155,6 +155,7 @@ def test_a_model_off_the_board_is_pointed_at_and_listed_until_fixed(board: Board
     page.set_input_files("#file-input", files=[{"name": "off.json", "mimeType": "application/json",
                                                 "buffer": json.dumps(OFF_BOARD).encode()}])
     page.wait_for_function("window.chargeref.state.name === 'off.json'")
+    assert toast(b, "Opened off.json") == "Opened off.json: it has a problem, listed above the board."
     # Open names the file, not the example shown before
     assert page.locator("#example-select").input_value() == ""
     assert page.locator("#example-select option:checked").inner_text() == "(off.json)"
@@ -197,6 +198,10 @@ def test_terrain_labels_stay_in_view_when_the_ruling_is_zoomed(board: Board) -> 
     moves to the part in view (it was cut to "sable" before round 8)."""
     b, page = board, board.page
     b.example("t9a_multiple_a")
+    # on the table, impassable ground is hatched as in the picture and its key
+    hatch = page.locator("#layer-table g.terrain[data-terrain='rock'] polygon.hatch-fill")
+    assert hatch.count() == 1 and hatch.get_attribute("fill") == "url(#hatch-pattern)"
+    assert page.locator("#hatch-pattern line.hatch").count() == 1
     page.click("#charge")
     page.wait_for_selector("#verdict.ok", timeout=60_000)
     vb = [float(v) for v in (page.locator("#board").get_attribute("viewBox") or "").split()]

@@ -179,6 +179,11 @@ function drawTable() {
   const g = $("layer-table");
   g.replaceChildren();
   const { width: W, depth: D } = state.scen.board;
+  // the hatching of impassable ground: 45° strokes 7 screen pixels apart
+  const defs = el("defs", {}, g), hp = 7 * px();
+  const pat = el("pattern", { id: "hatch-pattern", patternUnits: "userSpaceOnUse", width: f4(hp), height: f4(hp),
+    patternTransform: "rotate(45)" }, defs);
+  el("line", { class: "hatch", x1: 0, y1: 0, x2: 0, y2: f4(hp) }, pat);
   el("rect", { class: "board", x: 0, y: 0, width: W, height: D }, g);
   const [minor, major] = unitOf(state.scen) === "in" ? [1, 6] : [5, 10];
   const step = minor / px() < 9 ? major : minor;
@@ -203,6 +208,8 @@ function drawTable() {
       el("polyline", { class: t.type, points: P(t.points), "stroke-width": t.thickness ?? 0.2 }, one);
     } else if (t.polygon) {
       el("polygon", { class: t.type, points: P(t.polygon) }, one);
+      // impassable ground is hatched, as in the ruling's picture and its key
+      if (t.type === "impassable") el("polygon", { class: "hatch-fill", points: P(t.polygon), fill: "url(#hatch-pattern)" }, one);
       label(one, t.polygon, t.id + (t.height ? ` ${fmtLen(state.scen, t.height)}` : ""));
     }
   }
@@ -696,7 +703,11 @@ async function openText(text, name) {
     const first = (res.scenario.charges || [])[0];
     if (first) { state.charger = first.charger; state.targets = first.targets || []; }
     changed();
-    if (!res.ok) toast(`Opened ${name}, but: ${res.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`);
+    if (!res.ok) {
+      // the problems are listed above the board (and stay there until fixed)
+      state.problems = res.problems; renderProblems();
+      toast(`Opened ${name}: ${res.problems.length === 1 ? "it has a problem" : `it has ${res.problems.length} problems`}, listed above the board.`);
+    }
     else toast(`Opened ${name}.`, "info");
   } catch (e) {
     // a refused file leaves the table as it was; say so, in words
