@@ -257,3 +257,15 @@ def test_edition_11_lists_the_targets_the_roll_may_pick_then_charges_one(board: 
     # the live numbers follow the new target
     page.wait_for_function("document.getElementById('live-needed').dataset.roll === '5'")
     assert unexpected(b) == []
+
+
+def test_a_server_that_does_not_answer_is_said_in_words(board: Board) -> None:
+    b, page = board, board.page
+    b.example("40k_ruin_wall")
+    page.route("**/api/charge", lambda route: route.abort())
+    page.click("#charge")
+    assert toast(b, "the chargeref server") == "the chargeref server did not answer (is `chargeref serve` still running?)"
+    page.wait_for_selector("#verdict.none")
+    assert page.locator("#charge").is_enabled()
+    page.unroute("**/api/charge")
+    assert [e for e in unexpected(b) if "ERR_FAILED" not in e] == []
