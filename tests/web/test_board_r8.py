@@ -269,3 +269,19 @@ def test_a_server_that_does_not_answer_is_said_in_words(board: Board) -> None:
     assert page.locator("#charge").is_enabled()
     page.unroute("**/api/charge")
     assert [e for e in unexpected(b) if "ERR_FAILED" not in e] == []
+
+
+def test_the_threat_step_follows_the_tables_unit(board: Board) -> None:
+    """A step is a length in the table's unit: 2" on a 40k table, 10 cm on a Warmaster
+    one (a 2 kept from a 40k table made a 2 cm Warmaster grid, 25 times the spots)."""
+    b, page = board, board.page
+    b.example("40k_ruin_wall")
+    page.fill("#threat-step", "3")
+    page.dispatch_event("#threat-step", "change")
+    b.example("40k_wtc_walkthrough")
+    assert page.locator("#threat-step").input_value() == "3"  # same unit: the user's step stays
+    b.example("warmaster_diagram_33_3")
+    assert page.locator("#threat-step").input_value() == "10" and page.locator("#threat-step-unit").inner_text() == "cm"
+    b.example("t9a_align_a")
+    assert page.locator("#threat-step").input_value() == "2" and page.locator("#threat-step-unit").inner_text() == "in"
+    assert unexpected(b) == []
