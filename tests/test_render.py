@@ -554,7 +554,31 @@ def test_bare_picture_is_the_board_in_board_coordinates() -> None:
     full = parse(render_svg(scen40k(), ruling40k()))
     bare = parse(render_svg(scen40k(), ruling40k(), bare=True))
     assert viewbox(bare) == (0, 0, 60, 44)
-    assert not with_class(bare, "legend") and not with_class(bare, "header-block")
+    # the legend rides along in <defs> (drawn by no one: the board shows it beside the
+    # map); the map itself has no legend and no header
+    defs = bare.findall(NS + "defs")
+    drawn = ET.Element("g")
+    drawn.extend([el for el in bare if el.tag != NS + "defs"])
+    assert not with_class(drawn, "legend") and not with_class(drawn, "header-block")
+    assert len(defs) == 1 and with_class(defs[0], "legend-key", tag="svg")
     assert sorted(el.get("data-id", "") for el in with_class(bare, "model")) == \
         sorted(el.get("data-id", "") for el in with_class(full, "model"))
     assert len(with_class(bare, "path")) == 3 and len(with_class(bare, "engagement-ring")) == 3
+
+
+@pytest.mark.parametrize(("edition", "er"), [(9, 1.0), (10, 1.0), (11, 2.0)])
+def test_engagement_rings_use_the_editions_range(edition: int, er: float) -> None:
+    """The rings and the legend follow the edition's engagement range (11th: 2"; the
+    rings were drawn at 1" for every edition before round 8)."""
+    from chargeref import service
+
+    doc = {"format": "chargeref/1", "system": "40k", "rules": {"edition": edition}, "board": {"width": 40, "depth": 30},
+           "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": [10, 10], "base": "32mm"}]},
+                     {"id": "B", "player": 2, "keywords": ["INFANTRY"], "models": [{"id": "B1", "at": [10, 16], "base": "32mm"}]}]}
+    scen = scenario_from_data(doc)
+    ruling = service.charge_ruling(scen, "A", ["B"], dice=[6, 6])
+    root = parse(render_svg(scen, ruling))
+    rings = with_class(root, "engagement-ring", tag="circle")
+    assert rings and all(float(c.get("r", "0")) == pytest.approx(16 / 25.4 + er, abs=1e-4) for c in rings)
+    texts = ["".join(t.itertext()) for t in root.iter(NS + "text")]
+    assert f'engagement range {er:g}"' in texts

@@ -163,7 +163,10 @@ def test_draw_bare_is_the_board_in_board_coordinates(client: TestClient) -> None
     ruling = client.post("/api/charge", json={"scenario": scen, "charger": "A", "targets": ["B", "C"],
                                               "dice": [4, 6]}).json()
     svg = client.post("/api/draw", json={"scenario": scen, "ruling": ruling, "bare": True}).text
-    assert 'viewBox="0 0 44 30"' in svg and 'class="legend"' not in svg
+    # no legend on the map itself: the key rides along in <defs> for the page to show
+    drawn = svg[:svg.index("<defs>")] + svg[svg.index("</defs>"):]
+    assert 'viewBox="0 0 44 30"' in svg and 'class="legend"' not in drawn
+    assert svg.count("<defs>") == 1 and 'class="chargeref legend-key"' in svg[svg.index("<defs>"):]
     assert svg.count('class="path"') == len(ruling["moves"])
 
 

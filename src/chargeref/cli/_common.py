@@ -20,7 +20,7 @@ import click
 
 from .. import service
 from ..budget import DEFAULT_SECONDS
-from ..errors import ChargerefError, Problem, RequestError
+from ..errors import ChargerefError, Problem, RequestError, ScenarioError
 from ..scenario import AnyScenario
 from ..scenario.checks import MODIFIER_MAX, ROLL_MAX, ROLL_MIN
 from ..scenario.limits import DEFAULT_LIMITS, Limits, limits_from_env
@@ -63,10 +63,12 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def fail(problems: list[Problem]) -> None:
-    """Print one line per problem (field first) and exit 2."""
+def fail(problems: list[Problem], options: bool = True) -> None:
+    """Print one line per problem (field first) and exit 2. ``options``: the fields are
+    the request's, named by the option that sets them (``targets`` -> ``--target``);
+    a document's fields (a scenario's ``unit``) are printed as written."""
     for p in problems:
-        field = cli_field(p.field)
+        field = cli_field(p.field) if options else p.field
         click.echo(f"chargeref: {field}: {one_line(p.message)}" if field else f"chargeref: {one_line(p.message)}", err=True)
     sys.exit(EXIT_REFUSED)
 
@@ -79,7 +81,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*a, **k)
         except ChargerefError as exc:
-            fail(exc.problems)
+            fail(exc.problems, options=not isinstance(exc, ScenarioError))
         except MemoryError:
             fail([Problem("", "out of memory: the input is too big for this machine")])
         except (BrokenPipeError, KeyboardInterrupt):

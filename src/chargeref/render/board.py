@@ -152,6 +152,11 @@ class BoardRenderer(PanelsMixin):
                                   "height": _f(round(D / self.px))})
         _sub(root, "style", text=css(self.px, _f))
         root.append(m)
+        # the legend of what this map shows, for the page to show beside it: kept in
+        # <defs> so that the bare map itself draws nothing more
+        key = self.legend_svg()
+        if key is not None:
+            _sub(root, "defs").append(key)
         for el in root.iter():
             if el.tag not in ("text", "tspan", "title", "style"):
                 el.tail = "\n"

@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .primitives import _f, _num, _sub
+from .primitives import SVG_NS, _f, _num, _sub
+from .style import css
 
 if TYPE_CHECKING:
     from ..ruling import Ruling
@@ -165,7 +166,8 @@ class PanelsMixin:
             if key not in self.used:
                 continue
             if key == "engagement-ring":
-                label = f"engagement range {self.length(1.0 * self.inch)}"
+                er = getattr(self, "engagement_range", None)
+                label = f"engagement range {self.length(er() if er else 1.0 * self.inch)}"
             items.append((key, label))
         return items
 
@@ -271,6 +273,36 @@ class PanelsMixin:
                     _sub(dg, "text", {"x": _f(x), "y": _f(y)}, text)
                 else:
                     _sub(rg, "text", {"x": _f(x), "y": _f(y)}, text)
+
+    def legend_svg(self, width_px: float = 300.0) -> ET.Element | None:
+        """The legend alone, in screen pixels (one pixel per unit), as its own ``<svg
+        class="legend-key">`` with its own style sheet: the entries the map drawn last
+        used (call after the map), in as many columns as fit ``width_px`` with the
+        longest label whole. None when the map used none. The web board shows it beside
+        its drawing of the same map."""
+        items = self._legend_items()
+        if not items:
+            return None
+        # 12 px text is at most about 7 px a character; the swatch and a gap take 40 px
+        column_px = 40.0 + 7.0 * max(len(t) for _, t in items)
+        columns = max(1, min(len(items), int(width_px // column_px)))
+        saved = self.px
+        self.px = 1.0
+        try:
+            rows = (len(items) + columns - 1) // columns
+            w, h = columns * column_px, rows * 18 + 6
+            root = ET.Element("svg", {"xmlns": SVG_NS, "version": "1.1", "class": "chargeref legend-key",
+                                      "viewBox": f"0 0 {_f(w)} {_f(h)}", "width": _f(w), "height": _f(h)})
+            _sub(root, "style", text=css(1.0, _f) + "text {font-size:12px}\n")
+            lg = _sub(root, "g", {"class": "legend"})
+            for i, (key, text) in enumerate(items):
+                lx, ly = (i % columns) * column_px + 2, (i // columns) * 18 + 16
+                entry = _sub(lg, "g", {"class": "entry", "data-key": key})
+                self._swatch(entry, key, lx, ly)
+                _sub(entry, "text", {"x": _f(lx + 28), "y": _f(ly + 1)}, text)
+            return root
+        finally:
+            self.px = saved
 
     def _swatch(self, g: ET.Element, key: str, x: float, y: float) -> None:
         """A small sample of a legend entry, 20 px wide, centred on the text's middle."""

@@ -10,6 +10,7 @@ import shapely
 
 from ..geometry.shapes import TOL, Disc, distance
 from ..scenario import Scenario40k
+from ..systems.w40k.editions import Edition, edition
 from .board import BoardRenderer
 from .primitives import _closest_points, _f, _offset_outline, _sub
 
@@ -27,10 +28,21 @@ class Renderer40k(BoardRenderer):
     def _over_units(self, m: ET.Element) -> None:
         self._tokens(_sub(m, "g", {"class": "tokens"}))
 
+    def _edition(self) -> Edition:
+        scen = self.scen
+        assert isinstance(scen, Scenario40k)
+        return edition(scen.rules.edition)
+
+    def engagement_range(self) -> float:
+        """The edition's engagement range in scenario units (1" in 9th and 10th, 2" in
+        11th): the rings and the legend's label both use it."""
+        return self._edition().er * self.inch
+
     def _rings(self, g: ET.Element) -> None:
-        """40k engagement range: every point within 1" of each charging model's base
-        (a circle of radius r + 1" for round bases, the exact offset outline otherwise)."""
-        r = 1.0 * self.inch
+        """40k engagement range: every point within the edition's engagement range of
+        each charging model's base (a circle of radius r + range for round bases, the
+        exact offset outline otherwise)."""
+        r = self.engagement_range()
         for p in self._charging_pieces():
             part = p.fp.parts[0]
             if len(p.fp.parts) == 1 and isinstance(part, Disc):
@@ -42,10 +54,11 @@ class Renderer40k(BoardRenderer):
             self.used.add("engagement-ring")
 
     def _coherency(self, g: ET.Element) -> None:
-        """Links between charging models whose bases are within 2" (centre to centre,
-        drawn under the bases so only the gap between them shows)."""
+        """Links between charging models whose bases are within the edition's coherency
+        distance (2" in every edition so far; centre to centre, drawn under the bases so
+        only the gap between them shows)."""
         ps = self._charging_pieces()
-        lim = 2.0 * self.inch + TOL
+        lim = self._edition().coherency * self.inch + TOL
         for i in range(len(ps)):
             for j in range(i + 1, len(ps)):
                 a, b = ps[i], ps[j]

@@ -135,8 +135,12 @@ def parse_text(text: str | bytes, source: str = "scenario") -> Any:
 def scenario_from_data(data: Any, limits: Limits = DEFAULT_LIMITS) -> AnyScenario:
     if not isinstance(data, dict):
         raise ScenarioError(Problem("scenario", "the document must be a mapping with format, system, board and units"))
+    if "format" not in data:
+        raise ScenarioError(Problem("format", "missing: a scenario starts with format: chargeref/1"))
     if data.get("format") != "chargeref/1":
-        raise ScenarioError(Problem("format", f"must be 'chargeref/1' (got {data.get('format')!r})"))
+        raise ScenarioError(Problem("format", f"must be 'chargeref/1' (got {str(data.get('format'))[:60]!r})"))
+    if "system" not in data:
+        raise ScenarioError(Problem("system", "missing: name the game (40k, t9a or warmaster)"))
     if data.get("system") not in SYSTEMS:
         raise ScenarioError(Problem("system", f"unknown system {data.get('system')!r} (known: 40k, t9a, warmaster)"))
     check_values(data, "scenario", limits)

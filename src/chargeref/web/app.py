@@ -22,6 +22,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 
 from .. import service
@@ -183,6 +184,22 @@ def create_app(
     @app.exception_handler(ChargerefError)
     async def _refused(_: Request, exc: ChargerefError) -> JSONResponse:
         return _error(422, exc.problems)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # a wrong path or method: the same error shape as every other refusal (with
+        # FastAPI's own "detail" kept for clients that read it)
+        path = request.url.path[:80]
+        if exc.status_code == 404:
+            problem = Problem("path", f"no page or endpoint {path!r}")
+        elif exc.status_code == 405:
+            problem = Problem("method", f"{request.method} is not allowed on {path}")
+        else:
+            problem = Problem("", str(exc.detail))
+        resp = _error(exc.status_code, problem)
+        body = json.loads(resp.body)
+        body["detail"] = exc.detail
+        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def _bug(_: Request, exc: Exception) -> JSONResponse:

@@ -33,10 +33,17 @@ def common_id_problems(scen) -> list[Problem]:  # noqa: ANN001
 
 def scenario_problems(scen: Scenario40k) -> list[Problem]:
     probs = common_id_problems(scen)
-    ids = [m.id for u in scen.units for m in u.models]
-    for k, n in Counter(ids).items():
-        if n > 1:
-            probs.append(Problem(f"models[{k}]", f"model id {k!r} is used {n} times"))
+    # a model id names one model of the whole scenario: each repeat is named where it
+    # stands (its unit), with the unit that used the id first
+    ids = Counter(m.id for u in scen.units for m in u.models)
+    first: dict[str, str] = {}
+    for u in scen.units:
+        for m in u.models:
+            if m.id in first:
+                probs.append(Problem(f"units[{u.id}].models[{m.id}]",
+                                     f"model id {m.id!r} is used {ids[m.id]} times (first in unit {first[m.id]})"))
+            else:
+                first[m.id] = u.id
     unit_ids = {u.id for u in scen.units}
     for u in scen.units:
         for t in u.token_targets:

@@ -89,7 +89,9 @@ function cssFor(pxUnits) {
     + `\n#board .handle {stroke-width:${f4(1.2 * pxUnits)}px}\n#board .handle-link {stroke-width:${f4(1 * pxUnits)}px}`
     + `\n#board .selected-mark {stroke-width:${f4(3 * pxUnits)}px}`
     + `\n#board .nearest-line {stroke-width:${f4(1.5 * pxUnits)}px;stroke-dasharray:${f4(4 * pxUnits)} ${f4(3 * pxUnits)}}`
-    + `\n#board .nearest-text {font-size:${f4(12 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`;
+    + `\n#board .nearest-text {font-size:${f4(12 * pxUnits)}px;stroke-width:${f4(3 * pxUnits)}px}`
+    + `\n#board .off-board-arrow {fill:#c62828;stroke:#ffffff;stroke-width:${f4(1 * pxUnits)}px}`
+    + `\n#board .off-board-text {font-size:${f4(12 * pxUnits)}px;font-weight:bold;fill:#8b1a1a;paint-order:stroke;stroke:#ffffff;stroke-width:${f4(3 * pxUnits)}px}`;
 }
 
 const Y = (y) => state.scen.board.depth - y;
@@ -126,7 +128,9 @@ function zoomToRuling() {
   const r = state.ruling;
   if (!r) return;
   const pts = [];
-  for (const p of pieces(state.scen)) if (p.unit === r.charger || r.targets.includes(p.unit)) {
+  // the targets, or (edition 11, targets after the roll) every unit the roll was asked about
+  const shown = new Set([r.charger, ...r.targets, ...(r.choices || []).flatMap((c) => c.targets)]);
+  for (const p of pieces(state.scen)) if (shown.has(p.unit)) {
     pts.push([p.fp.c[0] - p.fp.reach, p.fp.c[1] - p.fp.reach], [p.fp.c[0] + p.fp.reach, p.fp.c[1] + p.fp.reach]);
   }
   for (const m of r.moves) pts.push(m.from, m.to);
@@ -144,8 +148,18 @@ function zoomToRuling() {
   view = w >= W - 1e-9 ? null : [x0, top, w, h];
 }
 
+// The Open box names where the table came from: a bundled example, or a file / new table.
+function showSource() {
+  const sel = $("example-select"), file = $("example-file");
+  const isExample = [...sel.options].some((o) => o.value && o.value === state.name);
+  file.hidden = isExample;
+  file.textContent = isExample ? "" : `(${state.name || "your table"})`;
+  sel.value = isExample ? state.name : "";
+}
+
 function render() {
   const scen = state.scen;
+  showSource();
   $("sysname").textContent = SYSTEM_NAMES[scen.system] + (scen.system === "40k" && scen.rules?.edition ? ` · edition ${scen.rules.edition}` : "");
   fitBoard();
   drawTable();
@@ -165,6 +179,11 @@ function drawTable() {
   const g = $("layer-table");
   g.replaceChildren();
   const { width: W, depth: D } = state.scen.board;
+  // the hatching of impassable ground: 45° strokes 7 screen pixels apart
+  const defs = el("defs", {}, g), hp = 7 * px();
+  const pat = el("pattern", { id: "hatch-pattern", patternUnits: "userSpaceOnUse", width: f4(hp), height: f4(hp),
+    patternTransform: "rotate(45)" }, defs);
+  el("line", { class: "hatch", x1: 0, y1: 0, x2: 0, y2: f4(hp) }, pat);
   el("rect", { class: "board", x: 0, y: 0, width: W, height: D }, g);
   const [minor, major] = unitOf(state.scen) === "in" ? [1, 6] : [5, 10];
   const step = minor / px() < 9 ? major : minor;
@@ -189,15 +208,66 @@ function drawTable() {
       el("polyline", { class: t.type, points: P(t.points), "stroke-width": t.thickness ?? 0.2 }, one);
     } else if (t.polygon) {
       el("polygon", { class: t.type, points: P(t.polygon) }, one);
+      // impassable ground is hatched, as in the ruling's picture and its key
+      if (t.type === "impassable") el("polygon", { class: "hatch-fill", points: P(t.polygon), fill: "url(#hatch-pattern)" }, one);
       label(one, t.polygon, t.id + (t.height ? ` ${fmtLen(state.scen, t.height)}` : ""));
     }
   }
 }
 
 function label(g, pts, text) {
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-  const fs = 10 * px();
-  el("text", { class: "terrain-label", x: f4(Math.min(...xs) + 0.3 * fs), y: f4(Y(Math.max(...ys)) + 1.1 * fs) }, g, text);
+  const spot = labelSpot(pts);
+  if (spot) el("text", { class: "terrain-label", x: f4(spot[0]), y: f4(spot[1]) }, g, text);
+}
+
+// The bounds [x0, y0, x1, y1] (scenario coordinates) of the part of a polygon in view,
+// or null when none of it is: the polygon clipped to the view's rectangle, edge by edge.
+function visibleBounds(pts) {
+  const [vx, vy, vw, vh] = viewBox(), D = state.scen.board.depth;
+  const box = [vx, D - (vy + vh), vx + vw, D - vy];
+  let poly = pts.map((p) => [p[0], p[1]]);
+  for (let k = 0; k < 4 && poly.length; k++) {
+    const axis = k % 2, lo = k < 2, edge = box[k];
+    const inside = (p) => (lo ? p[axis] >= edge : p[axis] <= edge);
+    const out = [];
+    poly.forEach((p, i) => {
+      const q = poly[(i + 1) % poly.length];
+      if (inside(p)) out.push(p);
+      if (inside(p) !== inside(q)) {
+        const t = (edge - p[axis]) / (q[axis] - p[axis]);
+        out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
+      }
+    });
+    poly = out;
+  }
+  if (poly.length < 3) return null;
+  const xs = poly.map((p) => p[0]), ys = poly.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+// Where a terrain label goes (SVG coordinates): the top-left corner of the part of the
+// piece in view, so that zooming never cuts it; null when too little of it shows.
+function labelSpot(pts) {
+  const bb = visibleBounds(pts), fs = 10 * px();
+  if (!bb || bb[2] - bb[0] < 3 * fs || bb[3] - bb[1] < 1.5 * fs) return null;
+  return [bb[0] + 0.3 * fs, Y(bb[3]) + 1.1 * fs];
+}
+
+// The ruling's picture labels terrain for the whole board: move each top-left label to
+// the part of its piece in view (as the table's own labels are), or hide it.
+function placeRulingLabels(g) {
+  for (const tg of g.querySelectorAll("g.terrain[data-id]")) {
+    const t = (state.scen.terrain || []).find((x) => x.id === tg.dataset.id);
+    const pts = t && (t.footprint || t.polygon);
+    if (!pts) continue;
+    for (const lab of tg.querySelectorAll(":scope > g.terrain-label, :scope > text.terrain-label")) {
+      const texts = lab.tagName === "text" ? [lab] : [...lab.querySelectorAll("text")];
+      if (texts[0]?.getAttribute("text-anchor") !== "start") continue; // floors and walls keep theirs
+      const spot = labelSpot(pts);
+      lab.style.display = spot ? "" : "none";
+      if (spot) for (const tx of texts) { tx.setAttribute("x", f4(spot[0])); tx.setAttribute("y", f4(spot[1])); }
+    }
+  }
 }
 
 function role(uid) {
@@ -257,6 +327,28 @@ function drawUnits() {
     el("text", { class: "halo", x: f4(cx), y: f4(Y(top) - 0.4 * fs), "text-anchor": "middle" }, lg, u.id);
     el("text", { class: "unit-label", x: f4(cx), y: f4(Y(top) - 0.4 * fs), "text-anchor": "middle" }, lg, u.id);
   }
+  // A model whose centre is off the board would be out of sight: mark the edge where it
+  // left, pointing at it, with its id (the check lists the problem above the board).
+  const { width: W, depth: D } = scen.board;
+  const off = el("g", { class: "off-board" }, g);
+  for (const p of all) {
+    const [x, y] = p.fp.c;
+    if (x >= 0 && x <= W && y >= 0 && y <= D) continue;
+    const ex = Math.min(Math.max(x, 0), W), ey = Math.min(Math.max(y, 0), D);
+    const a = Math.atan2(y - ey, x - ex), s = 14 * px();
+    const tip = [ex, ey], back = [ex - Math.cos(a) * 1.6 * s, ey - Math.sin(a) * 1.6 * s];
+    const side = [-Math.sin(a) * 0.8 * s, Math.cos(a) * 0.8 * s];
+    const tri = [tip, [back[0] + side[0], back[1] + side[1]], [back[0] - side[0], back[1] - side[1]]];
+    const mark = el("g", { class: "off-board-mark", "data-unit": p.unit, "data-model": p.id }, off);
+    el("polygon", { class: "off-board-arrow", points: P(tri) }, mark);
+    // the label sits inside the board, behind the arrow, reading away from the edge
+    const c = Math.cos(a), sn = Math.sin(a);
+    const anchor = c > 0.5 ? "end" : c < -0.5 ? "start" : "middle";
+    const lx = Math.min(Math.max(back[0] - c * 0.5 * s, 0.5 * s), W - 0.5 * s);
+    const ly = Math.min(Math.max(back[1] - sn * 1.3 * s - (anchor === "middle" ? 0 : 0.4 * s), 1.2 * s), D - 1.2 * s);
+    el("text", { class: "off-board-text", x: f4(lx), y: f4(Y(ly)), "text-anchor": anchor }, mark,
+      `${p.id} is off the board`);
+  }
 }
 
 function drawRuling() {
@@ -264,14 +356,30 @@ function drawRuling() {
   g.replaceChildren();
   $("layer-table").style.display = state.showRuling ? "none" : "";
   $("ruling-banner").classList.toggle("hidden", !state.showRuling);
+  $("legend-box").classList.add("hidden");
   if (!state.showRuling || !state.rulingSvg) return;
   // The server's picture of the ruling, drawn by the Python renderer in the board's
   // own coordinates (viewBox 0 0 width depth); the page's style sheet styles it.
   const doc = new DOMParser().parseFromString(state.rulingSvg, "image/svg+xml");
   const map = doc.querySelector("g.map");
   if (map) g.appendChild(document.importNode(map, true));
+  placeRulingLabels(g);
+  // its key (the same renderer's legend of what the picture uses), shown as an image
+  // so that its own style sheet stays its own
+  const key = doc.querySelector("defs svg.legend-key");
+  if (key) {
+    const img = $("legend-img"), entries = [...key.querySelectorAll("g.entry")];
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(key));
+    img.width = Number(key.getAttribute("width"));
+    img.alt = `Key: ${entries.map((e) => e.textContent.trim()).join("; ")}`;
+    $("legend-box").dataset.keys = entries.map((e) => e.getAttribute("data-key")).join(" ");
+    $("legend-box").classList.remove("hidden");
+  }
   const r = state.ruling;
-  $("banner-text").textContent = `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
+  $("banner-text").textContent = r.choices
+    ? `Showing what a roll of ${r.roll.total} lets ${r.charger} pick: choose a target set in the Ruling card, or go back to the table.`
+    : `Showing the ruling: ${r.charger} → ${r.targets.join(", ")} · ${r.success ? "succeeds" : r.eligible ? "fails" : "not eligible"}. Back to the table to move models again.`;
+  $("banner-keep").classList.toggle("hidden", !r.after);
 }
 
 // the selected piece's turn handle, and the ruler
@@ -331,7 +439,42 @@ function rollOptions(s) {
 
 function scheduleLive() {
   clearTimeout(liveTimer);
-  liveTimer = setTimeout(live, 140);
+  liveTimer = setTimeout(() => { live(); checkTable(); }, 140);
+}
+
+// The server's check of the table (as `chargeref check`): every problem stays listed
+// above the board until it is fixed (a toast alone would be gone before it is read).
+let checkAbort = null;
+async function checkTable() {
+  if (checkAbort) checkAbort.abort();
+  const ctrl = new AbortController();
+  checkAbort = ctrl;
+  let problems;
+  try {
+    problems = (await api("/api/check", state.scen, { signal: ctrl.signal })).problems;
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    problems = [{ field: "", message: e.message }];
+  }
+  if (ctrl.signal.aborted) return;
+  state.problems = problems;
+  renderProblems();
+}
+
+function renderProblems() {
+  const list = state.problems || [];
+  const box = $("problems"), ul = $("problem-list");
+  ul.replaceChildren();
+  box.classList.toggle("hidden", !list.length);
+  box.dataset.count = String(list.length);
+  $("problems-title").textContent = list.length === 1 ? "This table has a problem (a charge is refused until it is fixed):"
+    : `This table has ${list.length} problems (a charge is refused until they are fixed):`;
+  for (const p of list) {
+    const li = document.createElement("li");
+    if (p.field) { const c = document.createElement("code"); c.textContent = p.field; li.append(c, " "); }
+    li.append(p.message);
+    ul.appendChild(li);
+  }
 }
 
 async function live() {
@@ -493,7 +636,9 @@ function endDrag(ev) {
 // ------------------------------------------------------------------ charge
 
 async function runCharge() {
-  if (!state.charger || !state.targets.length) { toast("Choose a charger and at least one target first (click the units)."); return; }
+  // edition 11 picks targets after the roll: without targets the ruling lists the choices
+  const pickLater = state.scen.system === "40k" && state.scen.rules?.edition === 11;
+  if (!state.charger || (!state.targets.length && !pickLater)) { toast("Choose a charger and at least one target first (click the units)."); return; }
   const s = settings();
   const body = { scenario: state.scen, charger: state.charger, targets: state.targets, ...rollOptions(s) };
   if (state.scen.system !== "warmaster") {
@@ -502,6 +647,15 @@ async function runCharge() {
     else body.seed = crypto.getRandomValues(new Uint32Array(1))[0];
   }
   $("charge").disabled = true;
+  $("charge").textContent = "Ruling…";
+  // the old ruling goes (its facts would read as the new one's), and since the ruling
+  // may take a while (a big unit, an awkward wall) the verdict says it is under way
+  if (state.ruling) { state.ruling = null; state.rulingSvg = null; state.showRuling = false; render(); }
+  const v = $("verdict");
+  v.className = "verdict busy";
+  v.textContent = state.targets.length ? `Working out the charge ${state.charger} → ${state.targets.join(", ")}…`
+    : `Working out what ${state.charger}'s roll may pick…`;
+  document.body.dataset.charging = "1";
   try {
     const ruling = await api("/api/charge", body);
     const svg = await api("/api/draw", { scenario: state.scen, ruling, whole_board: true, bare: true }, { raw: true });
@@ -509,10 +663,14 @@ async function runCharge() {
     zoomToRuling();
     if (ruling.roll && s.mode === "random") { $("die1").value = ruling.roll.dice[0] ?? 1; $("die2").value = ruling.roll.dice[1] ?? 1; }
     render(); save();
+    scheduleLive(); // the live numbers follow the targets charged (edition 11 picks them now)
   } catch (e) {
     toast(e.message);
+    renderVerdict();
   } finally {
     $("charge").disabled = false;
+    $("charge").textContent = "Charge!";
+    delete document.body.dataset.charging;
   }
 }
 
@@ -545,9 +703,17 @@ async function openText(text, name) {
     const first = (res.scenario.charges || [])[0];
     if (first) { state.charger = first.charger; state.targets = first.targets || []; }
     changed();
-    if (!res.ok) toast(`Opened ${name}, but: ${res.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`);
+    if (!res.ok) {
+      // the problems are listed above the board (and stay there until fixed)
+      state.problems = res.problems; renderProblems();
+      toast(`Opened ${name}: ${res.problems.length === 1 ? "it has a problem" : `it has ${res.problems.length} problems`}, listed above the board.`);
+    }
     else toast(`Opened ${name}.`, "info");
-  } catch (e) { toast(`${name}: ${e.message}`); }
+  } catch (e) {
+    // a refused file leaves the table as it was; say so, in words
+    const why = e.status === 413 ? "the file is larger than the board accepts (1 MB)" : e.message;
+    toast(`Could not open ${name}: ${why}. The table is unchanged.`);
+  }
 }
 
 function newTable() {
@@ -710,5 +876,6 @@ async function init() {
 
 hooks.render = () => render();
 hooks.changed = () => changed();
+hooks.charge = () => runCharge();
 window.chargeref = { state, openExample, runCharge };
 init().catch((e) => toast(`The board could not start: ${e.message}`));

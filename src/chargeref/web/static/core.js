@@ -13,11 +13,12 @@ export const state = {
   showRuling: false,
   odds: null,
   nearest: null, // the closest enemy to the charger, from the server
+  problems: [], // what the server's check finds wrong with the table
 };
 export const history = { undo: [], redo: [] };
 
 // what the page module plugs in: redraw everything, or note that the table changed
-export const hooks = { render: () => {}, changed: () => {} };
+export const hooks = { render: () => {}, changed: () => {}, charge: () => {} };
 
 export const round4 = (v) => Math.round(v * 1e4) / 1e4;
 
@@ -26,7 +27,16 @@ export async function api(path, body, { signal, raw = false } = {}) {
     method: "POST", signal, headers: { "Content-Type": typeof body === "string" ? "text/plain" : "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
   };
-  const res = await fetch(path, opts);
+  let res;
+  try {
+    res = await fetch(path, opts);
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    // no answer at all: say so in words, not as the browser's "Failed to fetch"
+    const err = new Error("the chargeref server did not answer (is `chargeref serve` still running?)");
+    err.status = 0;
+    throw err;
+  }
   if (!res.ok) {
     let msg = `${res.status} ${res.statusText}`;
     try { msg = (await res.json()).error || msg; } catch (_) { /* not JSON */ }

@@ -54,12 +54,14 @@ export function clickUnit(id) {
 
 export function renderVerdict() {
   const r = state.ruling, v = $("verdict"), facts = $("facts"), reasons = $("reasons");
-  facts.replaceChildren(); reasons.replaceChildren();
+  facts.replaceChildren(); reasons.replaceChildren(); reasons.classList.remove("as-choices");
+  $("why-title").textContent = r?.choices ? "The target sets this roll may pick" : "Why";
   if (!r) {
     v.className = "verdict none";
     v.innerHTML = "No charge yet. Choose a charger and its targets, then press <b>Charge!</b>";
     return;
   }
+  if (r.choices) return renderChoices(r, v, facts, reasons);
   const what = { pile_in: "PILE IN", consolidate: "CONSOLIDATION", heroic_intervention: "HEROIC INTERVENTION" }[r.procedure] || "CHARGE";
   v.className = `verdict ${r.success ? "ok" : "bad"}`;
   v.textContent = !r.eligible ? "NOT ELIGIBLE" : r.success ? `${what} SUCCEEDS` : `${what} FAILS`;
@@ -94,6 +96,56 @@ export function renderVerdict() {
     li.append(code, " ", rs.message, rs.models?.length ? ` [${rs.models.join(", ")}]` : "");
     reasons.appendChild(li);
   }
+}
+
+// Edition 11 picks targets after the roll: a charge declared without targets answers
+// with the target sets this roll may pick. Each allowed set has a button that makes the
+// charge with the same dice.
+function renderChoices(r, v, facts, reasons) {
+  const allowed = r.choices.filter((c) => c.allowed);
+  v.className = `verdict choices ${allowed.length ? "ok" : "bad"}`;
+  v.textContent = allowed.length ? `A ROLL OF ${r.roll.total} MAY PICK ${allowed.length === 1 ? "1 TARGET SET" : `${allowed.length} TARGET SETS`}`
+    : `A ROLL OF ${r.roll.total} PICKS NO TARGET`;
+  const add = (k, val) => {
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = val;
+    facts.append(dt, dd);
+  };
+  add("charger", r.charger);
+  add("roll", `${r.roll.dice.join(" + ")}${r.roll.modifier ? ` ${r.roll.modifier > 0 ? "+" : "−"} ${Math.abs(r.roll.modifier)}` : ""} = ${r.roll.total}`);
+  add("rule", "edition 11: targets are picked after the roll");
+  const list = document.createElement("ul");
+  list.className = "choices"; list.id = "choices";
+  for (const c of r.choices) {
+    const li = document.createElement("li");
+    li.className = c.allowed ? "allowed" : "refused";
+    li.dataset.targets = c.targets.join(" ");
+    const need = c.needed.roll == null ? "no roll can make it" : `needs ${c.needed.roll} (move ${fmtLen(state.scen, c.needed.distance)})`;
+    const gaps = Object.entries(c.gaps || {}).map(([u, d]) => `${u} ${fmtLen(state.scen, d)} away`).join(", ");
+    li.append(`${c.targets.join(" + ")}: ${need}; ${gaps}; ${(100 * c.probability).toFixed(1)}% for a fresh roll. `);
+    if (c.allowed) {
+      const b = document.createElement("button");
+      b.textContent = `Charge ${c.targets.join(" + ")}`;
+      b.onclick = () => {
+        // the same roll: fixed dice as rolled (a 2D6 total stays as given)
+        if (r.roll.dice.length === 2) {
+          const radio = document.querySelector("input[name=dice-mode][value=dice]");
+          radio.checked = true; radio.dispatchEvent(new Event("change"));
+          $("die1").value = r.roll.dice[0]; $("die2").value = r.roll.dice[1];
+        }
+        pushUndo(); state.targets = [...c.targets]; hooks.charge();
+      };
+      li.append(b);
+    } else {
+      li.append(`Not with a ${r.roll.total}.`);
+    }
+    list.appendChild(li);
+  }
+  if (!r.choices.length) {
+    const li = document.createElement("li"); li.textContent = "No enemy unit is within 12\" and within the roll."; list.appendChild(li);
+  }
+  const li = document.createElement("li"); li.append(list); reasons.appendChild(li);
+  reasons.classList.add("as-choices");
 }
 
 export function renderOdds() {

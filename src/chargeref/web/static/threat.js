@@ -4,7 +4,7 @@
 // asked for a few rows at a time so the page can show its progress; a change to the
 // table throws the map away and, while the layer is on, asks again.
 import { $, api, state, toast, unitById } from "./core.js";
-import { el, f4, inch } from "./shapes.js";
+import { el, f4, inch, unitOf } from "./shapes.js";
 
 // The colour scale of render/threat.py (STOPS, SAFE): keep the two the same (the
 // browser test compares a drawn cell with the Python colour of its value).
@@ -72,8 +72,11 @@ export function threatUnits() {
     sel.replaceChildren(...ids.map((id) => { const o = document.createElement("option"); o.value = id; o.textContent = id; return o; }));
   }
   sel.value = keep;
-  if (!(Number($("threat-step").value) > 0)) $("threat-step").value = defaultStep();
-  $("threat-step-unit").textContent = state.scen.system === "warmaster" ? "cm" : "in";
+  // the step is a length in the table's unit: a table in another unit (or another
+  // system's default) starts again from that table's default step
+  const step = $("threat-step"), kind = `${state.scen.system} ${unitOf(state.scen)}`;
+  if (!(Number(step.value) > 0) || step.dataset.kind !== kind) { step.value = defaultStep(); step.dataset.kind = kind; }
+  $("threat-step-unit").textContent = unitOf(state.scen);
 }
 
 function status(text, done = null, total = null) {
