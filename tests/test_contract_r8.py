@@ -365,3 +365,15 @@ def test_wrong_path_or_method_answers_in_the_same_error_shape():
     r = client.post("/api/nope", json={})
     assert r.status_code == 404 and r.json()["error"].startswith("path: ") and r.json()["problems"][0]["field"] == "path"
     assert client.get("/static/nope.js").json()["error"].startswith("path: ")
+
+
+def test_the_contract_copy_in_docs_is_the_shared_contract_word_for_word() -> None:
+    """docs/scenario-format.md carries the public contract so that a clone has it; the part
+    before our notes must be the contract itself, word for word (a stale copy fails here).
+    The contract lives in ../shared/design beside the checkout, as CI lays it out."""
+    root = Path(__file__).resolve().parents[1]
+    shared = root.parent / "shared" / "design" / "scenario-format.md"
+    assert shared.is_file(), f"the shared contract is missing: {shared} (CI puts ../shared beside the checkout)"
+    copy = (root / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    body = copy.split("-->", 1)[1].split("\n## How chargeref reads the open points", 1)[0]
+    assert body.strip() == shared.read_text(encoding="utf-8").strip()
