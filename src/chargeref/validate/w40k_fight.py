@@ -85,7 +85,7 @@ from .w40k import (
 )
 from .w40k_duty import STRICT_MARGIN, reach_roots, sd_to_each, shadow_lines
 from .w40k_pivot import check_pivots
-from .w40k_reach import ReachField, level_field
+from .w40k_reach import ReachField, level_field, vertical
 from .w40k_reach import board_lines as board_box
 
 #: edition 11 engagement range (the editions table)
@@ -582,14 +582,15 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     if blocking:
         keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
     cands, gap_e = cands[keep], gap_e[keep]
-    fields: list[ReachField | None] = []
+    fields: dict[float, ReachField | None] = {}
 
-    def field() -> ReachField | None:
-        """The real-path field of a round model on the ground (built once, on demand),
-        measuring up to an inch past the 3" (so the reach search can drop stretches)."""
-        if not fields:
-            fields.append(level_field(ctx, s, budget + ctx.inch))
-        return fields[0]
+    def field(z: float) -> ReachField | None:
+        """The real-path field of the model from its start to height ``z`` (built once
+        per height, on demand), measuring up to an inch past the 3" (so the reach
+        search can drop stretches)."""
+        if z not in fields:
+            fields[z] = level_field(ctx, s, budget + ctx.inch, z)
+        return fields[z]
 
     short = False
 
@@ -619,11 +620,12 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
             cost = path_cost(ctx, s, [s.xy, xy], z, p.elevated)
             if not (cost.blocked or cost.total > budget + TOL):
                 return e.id
-            # a real path round what is in the way, for a level move on the ground
-            fld = field() if abs(z - s.z) <= TOL and not p.elevated else None
-            if fld is not None and float(fld.cost(q[None])[0]) <= budget + TOL:
+            # a real path round what is in the way, the climb onto a floor (or down
+            # from one) counted as every move counts it
+            fld = field(z)
+            if fld is not None and float(fld.cost(q[None])[0]) + vertical(ctx, s, z, p.elevated) <= budget + TOL:
                 return e.id
-            short = short or fld is not None
+            short = short or (fld is not None and abs(z - s.z) <= TOL and not p.elevated)
         return None
 
     order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
@@ -632,7 +634,7 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
         got = try_spot(cands[i], gap_e[i])
         if got is not None:
             return cands[i], got
-    fld = field() if short else None
+    fld = field(s.z) if short else None
     if fld is None:
         return None
     # some spot obeys every rule but the reach: where the loci enter the reach along

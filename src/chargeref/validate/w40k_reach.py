@@ -651,25 +651,29 @@ def _bitangents(C: np.ndarray, R: np.ndarray, i: np.ndarray, j: np.ndarray):  # 
             yield P[ok], Q[ok], i[ok], j[ok]
 
 
-def level_field(ctx: Ctx, s: Placed, limit: float) -> ReachField | None:
-    """The real-path field of model ``s`` for a level move on the ground (None for a
-    base that is not round, or a model standing on a floor). Obstacles: every model of
-    another unit at its height that it may not move through (enemies always, friends
-    as the editions table says: all of them where friends may not be passed, a MONSTER
-    or VEHICLE for a MONSTER or VEHICLE where big blocks big), and every feature whose
-    crossing is refused or costs something. FLY is not used: a flying model is planned
-    as a walking one (it may only lose paths). One per model and limit."""
-    if not s.fp.is_disc or s.elevated:
-        return None
-    key = f"reach:{s.id}:{limit!r}"
-    got = ctx.duty_fields.get(key)
+def level_field(ctx: Ctx, s: Placed, limit: float, z_to: float | None = None) -> ReachField | None:
+    """The real-path field of model ``s`` (any base, at the facing it has in ``s``, not
+    turning) for a move from its height to ``z_to`` (its own height when None). The
+    field measures the horizontal path; the caller adds the vertical change as any
+    move counts it (:func:`vertical`). Obstacles: every model of another unit whose
+    height lies between the two heights (within TOL) that it may not move through
+    (enemies always, friends as the editions table says: all of them where friends
+    may not be passed, a MONSTER or VEHICLE for a MONSTER or VEHICLE where big blocks
+    big), and every feature whose crossing is refused or costs something. FLY is not
+    used: a flying model is planned as a walking one (it may only lose paths). An
+    oval is planned as its circumscribed polygon (``Mover``: an upper bound on its
+    least path). One per model, base, heights and limit."""
+    z1 = s.z if z_to is None else float(z_to)
+    z_lo, z_hi = min(s.z, z1) - TOL, max(s.z, z1) + TOL
+    key = ("reach", s.id, repr(s.fp.parts), s.xy, round(z_lo, 9), round(z_hi, 9), limit)
+    got = ctx.duty_fields.get(key)  # type: ignore[call-overload]
     if got is None:
         ed = edition_of(ctx.edition)
         kw = ctx.keywords(s.unit)
         big = bool(kw & _BIG)
         obs: list[Footprint] = []
         for mid, p in ctx.start.items():
-            if mid in ctx.casualties or p.unit == s.unit or abs(p.z - s.z) > TOL:
+            if mid in ctx.casualties or p.unit == s.unit or not z_lo <= p.z <= z_hi:
                 continue
             if p.player != s.player:
                 obs.append(p.fp)
@@ -679,8 +683,15 @@ def level_field(ctx: Ctx, s: Placed, limit: float) -> ReachField | None:
             c = _crossing_cost(ctx, f, kw)
             if c is None or c > 0:
                 obs.append(f.fp)
-        r = float(s.fp.parts[0].r)  # type: ignore[attr-defined]
         board = (float(ctx.before.board.width), float(ctx.before.board.depth))
-        got = ReachField(s.xy, r, obs, board, limit)
-        ctx.duty_fields[key] = got
+        got = ReachField(s.xy, s.fp, obs, board, limit)
+        ctx.duty_fields[key] = got  # type: ignore[index]
     return got  # type: ignore[return-value]
+
+
+def vertical(ctx: Ctx, s: Placed, z_to: float, elevated_to: bool) -> float:
+    """The vertical part of a move from ``s`` to height ``z_to`` as every move counts it
+    (``w40k_state.path_cost``): the change of height when the move starts or ends on a
+    ruin floor and the change exceeds the free climb; nothing otherwise."""
+    dz = abs(z_to - s.z)
+    return dz if (s.elevated or elevated_to) and dz > ctx.climb_free + TOL else 0.0
