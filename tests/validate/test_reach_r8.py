@@ -1,0 +1,229 @@
+"""Round 8: the validator's real-path reach for bases that are not round and for moves
+onto a floor (``validate/w40k_reach.py``).
+
+Edition 11's within-1" duty, as in ``test_real_reach.py``: A1 charges B1 (32 mm) behind
+a tall wall that blocks every straight move, and the ruling stops A1 1.5" from B1.
+
+* A rectangular A1 (60 x 40 mm, not turning): the wall grown by the rectangle is a
+  rectangle, the locus 1" from B1 a rectangle grown by B1's radius + 1". The least path
+  runs to the grown wall's top corners and on to the locus (closed form below). Owed
+  with the roll exactly that length and 0.001" more, not 1.1e-6 or 0.001" less;
+  rotated and mirrored (the facing with it).
+* An oval A1: planned as its circumscribed 16-gon, an upper bound on its least path;
+  the field is checked against that polygon and the inscribed one (a lower bound).
+* B1 on a ruin floor 3" up: every spot within 1" of it is on the floor, so every way
+  there pays the climb (3" > the free 2"). Straight, and over the wall's end.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from duty_cases import R32
+from scipy.optimize import brentq
+from test_real_reach import RHO_STOP, wall_route
+
+from chargeref.geometry.bases import base_footprint, wall_footprint
+from chargeref.geometry.shapes import ConvexPolygon, Ellipse, Footprint
+from chargeref.ruling import Ruling
+from chargeref.scenario import scenario_from_data
+from chargeref.validate import validate_ruling
+from chargeref.validate.w40k_reach import ReachField, ellipse_polygon
+
+IN = 25.4
+B = np.array([100.0, 100.0])
+WALL_X, WALL_Y0, WALL_Y1, W = 95.0, 60.0, 102.0, 0.2
+Y_S = 97.0
+RECT = (60.0, 40.0)  # mm: 60 across the facing (y at facing 0), 40 along it (x)
+HX, HY = RECT[1] / 2 / IN, RECT[0] / 2 / IN
+
+
+def rect_route(x0: float, gap: float = 1.0) -> tuple[float, list[list[float]]]:
+    """The least path of the rectangle's centre from (x0, Y_S) to the centres at
+    ``gap`` from B1: to the grown wall's top-left corner, along its top to the
+    top-right corner, then straight to the nearest point of the locus (the box B ⊕ -M
+    grown by B1's radius + gap). Its length and its corners."""
+    s = np.array([x0, Y_S])
+    c1 = np.array([WALL_X - W / 2 - HX, WALL_Y1 + HY])
+    c2 = np.array([WALL_X + W / 2 + HX, WALL_Y1 + HY])
+    near = np.clip(c2, B - [HX, HY], B + [HX, HY])
+    u = (c2 - near) / np.hypot(*(c2 - near))
+    end = near + (R32 + gap) * u
+    L = float(np.hypot(*(c1 - s)) + np.hypot(*(c2 - c1)) + np.hypot(*(end - c2)))
+    return L, [list(s), list(c1), list(c2), list(end)]
+
+
+def _transform(deg: float, mirror: bool):  # noqa: ANN202
+    a = math.radians(deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+    def f(p: list[float]) -> list[float]:
+        v = np.asarray(p[:2], float) - 100.0
+        if mirror:
+            v[0] = -v[0]
+        return [*list(rot @ v + 100.0), *p[2:]]
+
+    def facing(phi: float) -> float:
+        return ((180.0 - phi) if mirror else phi) + deg
+
+    return f, facing
+
+
+def rect_case(x0: float, kind: str = "rect", deg: float = 0.0, mirror: bool = False) -> list[str]:
+    """A1 (a rectangle or an oval, facing 0) from (x0, Y_S); the ruling moves it along
+    the rectangle's route to 1.5" from B1 (for the oval: a legal straight stop short
+    of the wall)."""
+    f, facing = _transform(deg, mirror)
+    base = {"rect": list(RECT)} if kind == "rect" else {"oval": [60, 35]}
+    if kind == "rect":
+        _, pts = rect_route(x0, 1.5)
+    else:
+        pts = [[x0, Y_S], [WALL_X - 2.0, Y_S]]
+    dist = sum(math.dist(pts[i], pts[i + 1]) for i in range(len(pts) - 1))
+    data = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 11}, "board": {"width": 200, "depth": 200},
+            "terrain": [{"type": "wall", "id": "W1", "points": [f([WALL_X, WALL_Y0]), f([WALL_X, WALL_Y1])],
+                         "thickness": W, "height": 5, "climbable": False}],
+            "units": [
+                {"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                 "models": [{"id": "A1", "at": f([x0, Y_S]), "base": base, "facing": facing(0.0)}]},
+                {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                 "models": [{"id": "B1", "at": f(list(B)), "base": {"round": 32}}]}]}
+    after = copy.deepcopy(data)
+    after["units"][0]["flags"] = ["charged"]
+    after["units"][0]["models"][0]["at"] = f(pts[-1])
+    engaged = kind == "rect"
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["B"], "eligible": True,
+              "success": engaged, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+              "needed": {"roll": 12}, "engaged": ["B"] if engaged else [], "after": after,
+              "moves": [{"id": "A1", "from": f(pts[0]), "to": f(pts[-1]), "distance": dist,
+                         "path": [f(p) for p in pts]}]}
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+def rect_start(roll: float) -> float:
+    return brentq(lambda x: rect_route(x)[0] - roll, 70.0, WALL_X - 1.5, xtol=1e-13, rtol=1e-15)
+
+
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (90.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_rect_within_one_round_a_wall_at_the_roll(deg: float, mirror: bool, over: float, owed: bool) -> None:
+    """The rectangle's least path to 1" from B1 is the roll (12) plus ``over``."""
+    assert rect_case(rect_start(12.0 + over), "rect", deg, mirror) == (["missed_within_one"] if owed else [])
+
+
+def test_rect_field_is_the_closed_form() -> None:
+    """The field of the rectangle measures the route above exactly (to the centre
+    1" out, reached as a goal)."""
+    x0 = 85.0
+    L, pts = rect_route(x0)
+    mover = base_footprint("rect", list(RECT), (x0, Y_S), 0.0, IN)
+    fld = ReachField((x0, Y_S), mover, [wall_footprint([[WALL_X, WALL_Y0], [WALL_X, WALL_Y1]], W)], (200.0, 200.0), 40.0)
+    assert float(fld.cost(np.array([pts[-1]]))[0]) == pytest.approx(L, abs=1e-9)
+
+
+def _oval_polygon(at: tuple[float, float]) -> Footprint:
+    E = base_footprint("oval", [60, 35], at, 0.0, IN).parts[0]
+    assert isinstance(E, Ellipse)
+    return Footprint((ConvexPolygon(tuple(map(tuple, ellipse_polygon(E)))),), "hull", at)
+
+
+def test_oval_field_is_bounded_by_its_polygons() -> None:
+    """The oval's field is the least path of its circumscribed 16-gon (the same
+    numbers as a polygon base with those corners), never below the inscribed 16-gon's
+    (a base inside the oval: a lower bound on the oval's own least path), and within
+    0.05" of it here."""
+    x0 = 85.0
+    wall = [wall_footprint([[WALL_X, WALL_Y0], [WALL_X, WALL_Y1]], W)]
+    oval = base_footprint("oval", [60, 35], (x0, Y_S), 0.0, IN)
+    E = oval.parts[0]
+    assert isinstance(E, Ellipse)
+    t = 2.0 * np.arange(16) * math.pi / 16
+    inner = np.stack([E.a * np.cos(t), E.b * np.sin(t)], axis=1) + E.center
+    G = np.array([[B[0] - 2.5, B[1] + 1.0], [B[0], B[1] + 3.0], [B[0] - 3.0, B[1] - 4.0]])
+    up = ReachField((x0, Y_S), oval, wall, (200.0, 200.0), 40.0).cost(G)
+    same = ReachField((x0, Y_S), _oval_polygon((x0, Y_S)), wall, (200.0, 200.0), 40.0).cost(G)
+    lo = ReachField((x0, Y_S), Footprint((ConvexPolygon(tuple(map(tuple, inner))),), "hull", (x0, Y_S)),
+                    wall, (200.0, 200.0), 40.0).cost(G)
+    assert np.all(np.isfinite(up))
+    assert np.array_equal(up, same)
+    assert np.all(lo <= up + 1e-12) and np.all(up - lo <= 0.05)
+
+
+# --------------------------------------------------------------------------- floors
+
+FLOOR = [[95.5, 94.0], [106.0, 94.0], [106.0, 106.0], [95.5, 106.0]]
+UP = 3.0  # the floor's height: more than the free 2", so the climb is paid
+F_YS = 100.0  # the start's y behind the wall (the way over its end is then short enough)
+
+
+def floor_case(over: float, way: str, deg: float = 0.0, mirror: bool = False) -> list[str]:
+    """B1 stands on a ruin floor 3" up. A1 (32 mm, on the ground) either has a clear
+    straight run (``way`` = "straight": from the west along y = 100) or starts behind
+    the wall (at y = 100) and goes over its end (the route of ``test_real_reach``). The least cost
+    to a spot on the floor 1" from B1 is its horizontal path plus 3" = the roll (12)
+    plus ``over``. The ruling stops A1 on the ground 1.5" from B1 (under the floor's
+    edge: engaged within 5" vertically, not within 1")."""
+    f, facing = _transform(deg, mirror)
+    rho1, rho_stop = 2 * R32 + 1.0, 2 * R32 + 1.5
+    terrain: list[dict[str, Any]] = [{"type": "ruin", "id": "R1", "footprint": [f(p) for p in FLOOR], "walls": [],
+                                      "floors": [{"polygon": [f(p) for p in FLOOR], "height": UP}]}]
+    if way == "straight":
+        x0 = B[0] - rho1 - (12.0 + over - UP)
+        s = [x0, B[1]]
+        pts: list[list[float]] = [s, [B[0] - rho_stop, B[1]]]
+        move: dict[str, Any] = {"path": [f(p) for p in pts]}
+        dist = math.dist(pts[0], pts[1])
+    else:
+        x0 = brentq(lambda x: wall_route(x, F_YS)[0] - (12.0 + over - UP), 80.0, WALL_X - 1.0, xtol=1e-13, rtol=1e-15)
+        s = [x0, F_YS]
+        length, pieces, stop = wall_route(x0, F_YS)
+        pts = [s, list(stop)]
+        for p in pieces:
+            for k in ("from", "to", "center"):
+                if k in p:
+                    p[k] = f(p[k])
+            if "ccw" in p and mirror:
+                p["ccw"] = not p["ccw"]
+        move = {"segments": pieces}
+        dist = length + 2 * R32 + 1.0 - RHO_STOP
+        terrain.append({"type": "wall", "id": "W1", "points": [f([WALL_X, WALL_Y0]), f([WALL_X, WALL_Y1])],
+                        "thickness": W, "height": 5, "climbable": False})
+    data = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 11}, "board": {"width": 200, "depth": 200},
+            "terrain": terrain,
+            "units": [
+                {"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                 "models": [{"id": "A1", "at": f(s), "base": {"round": 32}, "facing": facing(0.0)}]},
+                {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                 "models": [{"id": "B1", "at": [*f(list(B)), UP], "base": {"round": 32}}]}]}
+    after = copy.deepcopy(data)
+    after["units"][0]["flags"] = ["charged"]
+    after["units"][0]["models"][0]["at"] = f(pts[-1])
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["B"], "eligible": True,
+              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+              "needed": {"roll": 12}, "engaged": ["B"], "after": after,
+              "moves": [{"id": "A1", "from": f(pts[0]), "to": f(pts[-1]), "distance": dist, **move}]}
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("way", ["straight", "wall"])
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_floor_spot_needs_the_climb(way: str, deg: float, mirror: bool, over: float, owed: bool) -> None:
+    assert floor_case(over, way, deg, mirror) == (["missed_within_one"] if owed else [])
+
+
+def test_rect_needs_the_curved_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the real-path field (straight moves only) the rectangle's miss at the
+    roll is not found: the case tests the new reach."""
+    from chargeref.validate import w40k_ed11
+
+    x0 = rect_start(12.0)
+    assert rect_case(x0) == ["missed_within_one"]
+    monkeypatch.setattr(w40k_ed11, "level_field", lambda *a, **k: None)
+    assert rect_case(x0) == []
