@@ -610,7 +610,8 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
             areas = [(np.asarray(part.V, dtype=float), TOL) for fp_, _ in ctx.hills for part in fp_.parts
                      if isinstance(part, ConvexPolygon)] if floors else []
             roots = reach_roots(s.fp, t.fp, d, cost, ctx.budget, limit=fld.limit + up_max,
-                                walls=[(w, False) for w in fld.walls], lines=board_box(fld), areas=areas)
+                                walls=[(w, False) for w in fld.walls], lines=board_box(fld), areas=areas,
+                                field_mover=fld.stand_in)
             for q in roots[np.argsort(np.hypot(*(roots - sxy).T), kind="stable")]:
                 if spot_ok(q, t) is True:
                     return q, t.id

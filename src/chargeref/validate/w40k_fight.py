@@ -37,8 +37,9 @@ Rules checked (stable codes):
   edition's chain (9: within 1/2" of a friend within 1/2" of an enemy; 10: base contact
   with a friend in base contact with an enemy).
 
-The legal-position search tries straight moves from the start and, for a round base
-on the ground, real paths round what is in the way (``w40k_reach``); no pivots. Among
+The legal-position search tries straight moves from the start and real paths round
+what is in the way (``w40k_reach``: any base, without turning; onto or off a floor the
+vertical change is added); no pivots. Among
 straight moves it is complete up to the tolerance: its candidates are the constructed
 vertices of the arrangement of every rule's boundary (``w40k_fight_spot``), each
 verified exactly; for real paths it adds where each locus enters the reach
@@ -525,7 +526,7 @@ def _spot_curves(ctx: Ctx, s: Placed, base0: Footprint, enemies: list[Placed], n
 
 def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     """A normal legal position for ``mid`` by a fight move from its start (straight, or
-    for a round base on the ground along a real path round obstacles):
+    along a real path round obstacles, the base not turning):
     within 1" (and 5" vertically) of an enemy model, closer to the enemy model closest
     at the start, within 3", on the board, overlapping nothing where the others ended,
     out of terrain, with the unit coherent. None if there is none among the constructed
@@ -649,7 +650,8 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
                    for e in enemies):
             continue
         _budget_check()
-        roots = reach_roots(mover, fp, k, fld.cost, budget, limit=fld.limit, walls=walls, lines=lines)
+        roots = reach_roots(mover, fp, k, fld.cost, budget, limit=fld.limit, walls=walls, lines=lines,
+                            field_mover=fld.stand_in)
         if not len(roots):
             continue
         gaps = sd_to_each(base0, roots, [e.fp for e in enemies], er_h + 1.0)

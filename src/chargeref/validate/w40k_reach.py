@@ -21,11 +21,21 @@ piece is clear when it comes no nearer to any obstacle core than the grown radiu
 less TOL, and keeps the centre on the board (the base wholly on it, within TOL).
 Whatever this returns is the length of a path made of such pieces, so a spot it puts
 within the budget is really reached. What it does not model, so that it can only
-miss a spot, never invent one: an ellipse or a general convex sum among the
-obstacles stands in as its enclosing disc (longer paths round it); crossings that a
-move could pay for are not taken (every feature whose crossing costs something is an
-obstacle here); heights are not modelled (the callers ask it for level moves only).
-Movers other than round bases are not planned (:func:`reach_field` returns None).
+miss a spot, never invent one: an ellipse among the obstacles stands in as its
+circumscribed polygon and a general convex sum as its enclosing disc (longer paths
+round them); crossings that a move could pay for are not taken (every feature whose
+crossing costs something is an obstacle here). Heights: the field is the horizontal
+path; the caller adds the vertical change as every move counts it (:func:`vertical`),
+and the obstacles are the models whose height lies between the move's two heights.
+
+Other bases, translated without turning (:class:`Mover`): a rectangle or hull part
+grows a disc into a rounded polygon (the part reflected, its corners circles of the
+disc's radius), a wall into a rounded polygon (the hull of the wall's segment plus the
+reflected part, corners of the wall's half thickness), a polygon into a polygon (its
+corners circles of radius 0: the path bends at them). The least path is the same
+graph of tangents and arcs, exact for these bases. An oval mover is its circumscribed
+polygon (:data:`ELLIPSE_SIDES` sides): the field's least path is then a real path of
+a larger base, an upper bound on the oval's least cost.
 """
 
 from __future__ import annotations
@@ -213,6 +223,7 @@ class Mover:
             self.extent = (-r, r, -r, r)
             self.reach = r
             self.exact = True
+            self.stand_in = None
             return
         self.parts = []
         for p in base.parts:
@@ -224,6 +235,13 @@ class Mover:
         self.reach = max(float(np.max(np.hypot(K[:, 0], K[:, 1]))) + rho for K, rho in self.parts)
         #: the field's paths are least paths of this very base (no stand-in)
         self.exact = all(isinstance(p, (Disc, ConvexPolygon)) for p in base.parts)
+        #: the base the field really plans, where it is not the base itself (an oval's
+        #: circumscribed polygon, a convex sum's enclosing disc), at the start
+        self.stand_in = None if self.exact else Footprint(tuple(
+            p if isinstance(p, (Disc, ConvexPolygon, Capsule))
+            else ConvexPolygon(tuple(map(tuple, ellipse_polygon(p)))) if isinstance(p, Ellipse)
+            else Disc((float(p.center[0]), float(p.center[1])), float(p.radius)) for p in base.parts),
+            base.kind, base.origin)
 
     @property
     def is_point(self) -> bool:
@@ -339,6 +357,8 @@ class ReachField:
         self.s = np.asarray(start, dtype=float)[:2]
         mover = r if isinstance(r, Mover) else Mover(r, self.s) if isinstance(r, Footprint) else Mover(float(r))
         self.mover = mover
+        #: the footprint the field plans in place of the base (None: the base itself)
+        self.stand_in = mover.stand_in
         #: the mover's reach from its centre (its radius, for a round base)
         self.r = mover.reach
         self.limit = float(limit)
