@@ -467,10 +467,12 @@ def check_choices(ctx: base.Ctx) -> list[Violation]:
 
 def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float,
                  turn: tuple[base.Placed, float, float] | None = None) -> tuple[np.ndarray, str] | None:
-    """A spot within ``d`` of a target model that ``c`` could have reached by a straight
-    ground move within the roll, where it overlaps nothing, stands on the board out of
-    terrain, stays out of engagement range of every other enemy unit, and keeps the unit
-    coherent (edition 11) and engaged with every target. None when there is none.
+    """A spot within ``d`` of a target model, at that model's height (level with the
+    start, or wholly on a ruin floor), that ``c`` could have reached within the roll
+    by a straight move or along its real path (``w40k_reach``, the climb counted),
+    where it overlaps nothing, stands on the board out of terrain, stays out of
+    engagement range of every other enemy unit, and keeps the unit coherent (edition
+    11) and engaged with every target. None when there is none.
 
     The spots tried are constructed on the locus at exactly ``d`` from each target
     model (:mod:`chargeref.validate.w40k_duty`): its point nearest the start; its
@@ -479,7 +481,8 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
     rules' regions (other bases, terrain, engagement range of non-targets, 2" and 9"
     of the unit's other models, engagement range of targets the others do not hold),
     and with the rays that graze enemy models and terrain (where a straight move
-    starts or stops passing through them).
+    starts or stops passing through them); on a floor also with the floor's edges,
+    and the straight reach less the climb.
 
     ``turn`` (from ``w40k_pivot.end_turn``): the model travels with its base as it
     started (that model, as placed at its start) and turns at the spot from the first
@@ -620,8 +623,9 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
 
 def check_duties(ctx: base.Ctx) -> list[Violation]:
     """Each charging model ends within 1" of a target model if it could, and in
-    engagement range (2") of a target if it could (searched over straight level moves:
-    a found spot is a proven miss; finding none proves nothing)."""
+    engagement range (2") of a target if it could (searched over straight moves and
+    real paths to spots at the target's height: a found spot is a proven miss; finding
+    none proves nothing)."""
     if ctx.budget is None:
         return []
     out: list[Violation] = []
