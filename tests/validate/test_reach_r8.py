@@ -9,6 +9,8 @@ a tall wall that blocks every straight move, and the ruling stops A1 1.5" from B
   runs to the grown wall's top corners and on to the locus (closed form below). Owed
   with the roll exactly that length and 0.001" more, not 1.1e-6 or 0.001" less;
   rotated and mirrored (the facing with it).
+* A hexagonal hull A1 the same way (the taut path over the grown wall's top from a
+  convex hull), at 0° and 33° mirrored.
 * An oval A1: planned as its circumscribed 16-gon, an upper bound on its least path;
   the field is checked against that polygon and the inscribed one (a lower bound),
   and the fight phase's pile-in duty (a token model held still behind a wall's end)
@@ -383,3 +385,85 @@ def test_oval_bound_lies_above_the_inscribed_polygon() -> None:
                      obs, (200.0, 200.0), 6.0)
     lo = float(np.min(fld.cost(at(np.linspace(0, 2 * math.pi, 3601)))))
     assert 3.0 - 0.05 < lo < 3.0
+
+
+# --------------------------------------------------------------------------- a hull base
+
+HEX = np.array([[0.6, 0.0], [0.3, 0.4], [-0.3, 0.4], [-0.6, 0.0], [-0.3, -0.4], [0.3, -0.4]])  # units, facing 0
+
+
+def _seg_point(P: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    t = np.clip(float((P - a) @ (b - a)) / float((b - a) @ (b - a)), 0.0, 1.0)
+    return a + t * (b - a)
+
+
+def hull_route(x0: float, gap: float = 1.0) -> tuple[float, list[list[float]]]:
+    """The least path of the hexagon's centre from (x0, Y_S) to the centres at ``gap``
+    from B1. The wall grown by the (centrally symmetric) hexagon is the convex hull of
+    the wall's corners plus the hexagon's; the taut path over its top is the upper
+    chain of the convex hull of the start, that obstacle and the end; the end is the
+    locus point nearest the chain's last corner (the locus: the hexagon B1 - H grown
+    by B1's radius + gap). The chain is rebuilt with that end and must keep that
+    corner last (the construction checks itself)."""
+    from scipy.spatial import ConvexHull
+
+    wall = np.array([[WALL_X - W / 2, WALL_Y0], [WALL_X + W / 2, WALL_Y0],
+                     [WALL_X + W / 2, WALL_Y1], [WALL_X - W / 2, WALL_Y1]])
+    grown = (wall[:, None, :] + HEX[None]).reshape(-1, 2)
+    s = np.array([x0, Y_S])
+    poly = B + HEX  # B1 - H (H symmetric)
+
+    def nearest_on_locus(v: np.ndarray) -> np.ndarray:
+        cands = [_seg_point(v, poly[i], poly[(i + 1) % 6]) for i in range(6)]
+        p = min(cands, key=lambda q: float(np.hypot(*(v - q))))
+        return p + (R32 + gap) * (v - p) / float(np.hypot(*(v - p)))
+
+    def chain(end: np.ndarray) -> list[np.ndarray]:
+        pts = np.vstack([s, grown, end])
+        h = list(ConvexHull(pts).vertices)  # counter-clockwise
+        i = h.index(0)
+        cw = [h[(i - k) % len(h)] for k in range(len(h))]  # clockwise from s: over the top
+        return [pts[q] for q in cw[:cw.index(len(pts) - 1) + 1]]
+
+    top = grown[np.argmax(grown[:, 1] + 1e-9 * grown[:, 0])]
+    end = nearest_on_locus(top)
+    for _ in range(4):
+        c = chain(end)
+        end = nearest_on_locus(c[-2])
+    c = chain(end)
+    assert np.allclose(nearest_on_locus(c[-2]), end, atol=1e-12)
+    L = sum(float(np.hypot(*(c[k + 1] - c[k]))) for k in range(len(c) - 1))
+    return L, [list(map(float, q)) for q in c]
+
+
+def hull_case(x0: float, deg: float = 0.0, mirror: bool = False) -> list[str]:
+    f, facing = _transform(deg, mirror)
+    _, pts = hull_route(x0, 1.5)
+    dist = sum(math.dist(pts[i], pts[i + 1]) for i in range(len(pts) - 1))
+    hull = HEX * ([-1.0, 1.0] if mirror else [1.0, 1.0])  # drawn at facing 0: mirrored with the board
+    data = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 11}, "board": {"width": 200, "depth": 200},
+            "terrain": [{"type": "wall", "id": "W1", "points": [f([WALL_X, WALL_Y0]), f([WALL_X, WALL_Y1])],
+                         "thickness": W, "height": 5, "climbable": False}],
+            "units": [
+                {"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                 "models": [{"id": "A1", "at": f([x0, Y_S]), "base": {"hull": hull.tolist()}, "facing": deg}]},
+                {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                 "models": [{"id": "B1", "at": f(list(B)), "base": {"round": 32}}]}]}
+    after = copy.deepcopy(data)
+    after["units"][0]["flags"] = ["charged"]
+    after["units"][0]["models"][0]["at"] = f(pts[-1])
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["B"], "eligible": True,
+              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+              "needed": {"roll": 12}, "engaged": ["B"], "after": after,
+              "moves": [{"id": "A1", "from": f(pts[0]), "to": f(pts[-1]), "distance": dist,
+                         "path": [f(p) for p in pts]}]}
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_hull_within_one_round_a_wall_at_the_roll(deg: float, mirror: bool, over: float, owed: bool) -> None:
+    """A hexagonal hull base: its least path to 1" from B1 is the roll (12) plus ``over``."""
+    x0 = brentq(lambda x: hull_route(x)[0] - (12.0 + over), 75.0, WALL_X - 2.0, xtol=1e-13, rtol=1e-15)
+    assert hull_case(x0, deg, mirror) == (["missed_within_one"] if owed else [])
