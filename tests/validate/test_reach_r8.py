@@ -467,3 +467,39 @@ def test_hull_within_one_round_a_wall_at_the_roll(deg: float, mirror: bool, over
     """A hexagonal hull base: its least path to 1" from B1 is the roll (12) plus ``over``."""
     x0 = brentq(lambda x: hull_route(x)[0] - (12.0 + over), 75.0, WALL_X - 2.0, xtol=1e-13, rtol=1e-15)
     assert hull_case(x0, deg, mirror) == (["missed_within_one"] if owed else [])
+
+
+def descent_case(over: float, deg: float = 0.0, mirror: bool = False) -> list[str]:
+    """The other way: A1 starts on a ruin floor 3" up (its edge at x = 97), B1 stands on
+    the ground east of it. The spots 1" from B1 hang off the floor's edge, so they are
+    on the ground: every way there pays the 3" coming down. The straight cost is the
+    roll (12) plus ``over``; the ruling stops A1 on the ground 1.5" from B1."""
+    f, facing = _transform(deg, mirror)
+    rho1, rho_stop = 2 * R32 + 1.0, 2 * R32 + 1.5
+    floor = [[80.0, 90.0], [97.0, 90.0], [97.0, 110.0], [80.0, 110.0]]
+    x0 = B[0] - rho1 - (12.0 + over - UP)
+    stop = [B[0] - rho_stop, B[1]]
+    data = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 11}, "board": {"width": 200, "depth": 200},
+            "terrain": [{"type": "ruin", "id": "R1", "footprint": [f(p) for p in floor], "walls": [],
+                         "floors": [{"polygon": [f(p) for p in floor], "height": UP}]}],
+            "units": [
+                {"id": "A", "player": 1, "keywords": ["INFANTRY"],
+                 "models": [{"id": "A1", "at": [*f([x0, B[1]]), UP], "base": {"round": 32}, "facing": facing(0.0)}]},
+                {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                 "models": [{"id": "B1", "at": f(list(B)), "base": {"round": 32}}]}]}
+    after = copy.deepcopy(data)
+    after["units"][0]["flags"] = ["charged"]
+    after["units"][0]["models"][0]["at"] = [*f(stop), 0.0]
+    ruling = {"format": "chargeref-ruling/1", "system": "40k", "charger": "A", "targets": ["B"], "eligible": True,
+              "success": True, "procedure": "normal", "roll": {"dice": [6, 6], "modifier": 0, "total": 12},
+              "needed": {"roll": 12}, "engaged": ["B"], "after": after,
+              "moves": [{"id": "A1", "from": f([x0, B[1]]), "to": [*f(stop), 0.0],
+                         "distance": stop[0] - x0 + UP, "path": [f([x0, B[1]]), f(stop)]}]}
+    got = validate_ruling(scenario_from_data(data), Ruling.model_validate(ruling))
+    return sorted(v.code for v in got)
+
+
+@pytest.mark.parametrize("deg, mirror", [(0.0, False), (33.0, True)])
+@pytest.mark.parametrize("over, owed", [(0.0, True), (-0.001, True), (1.1e-6, False), (0.001, False)])
+def test_coming_down_from_a_floor(deg: float, mirror: bool, over: float, owed: bool) -> None:
+    assert descent_case(over, deg, mirror) == (["missed_within_one"] if owed else [])

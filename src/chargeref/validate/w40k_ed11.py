@@ -533,8 +533,8 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
         p = base.Placed(c.id, c.unit, c.player, m, xy, t.z, base._ground(xy, ctx.hills), fp)
         if p.elevated and base._floor_ok(ctx, c.unit, fp, p.z) is not None:
             return False  # above the ground only wholly on a floor, and only for some
-        if not p.elevated and abs(p.z - s.z) > TOL:
-            return False  # onto a hill top at another height: not tried
+        if not p.elevated and abs(p.z - s.z) > TOL and not s.elevated:
+            return False  # from the ground onto a hill top at another height: not tried
         if signed_distance(fp, t.fp) > d + TOL:
             return False
         if any(abs(o.z - p.z) <= TOL and signed_distance(fp, o.fp) < -TOL for o in others_all):
@@ -565,8 +565,8 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
     for t in [p for tid in ctx.targets for p in ctx.unit_end(tid)]:
         # spots at the target's height: level, or on a floor (climbing or coming down)
         floors = [f for f in ctx.floors if abs(f.height - t.z) <= TOL]
-        if abs(t.z - s.z) > TOL and not floors:
-            continue  # another height with no floor there (a hill top): not tried
+        if abs(t.z - s.z) > TOL and not floors and not s.elevated:
+            continue  # from the ground to a hill top at another height: not tried
         if math.dist(s.xy, t.fp.center) - t.fp.radius - s.fp.radius - d > ctx.budget + TOL:
             continue
         bounds = [(o.fp, 0.0) for o in others_all if abs(o.z - t.z) <= TOL]
