@@ -151,6 +151,7 @@ def reach_roots(
     lines: Sequence[tuple[int, float]] = (),
     areas: Sequence[tuple[np.ndarray, float]] = (),
     charged_ends_refused: bool = False,
+    field_mover: Footprint | None = None,
 ) -> np.ndarray:
     """Centres on the locus where the path cost from the start equals ``budget``
     (where a stretch of the locus enters the model's reach along real paths).
@@ -209,6 +210,13 @@ def reach_roots(
     stretch, and nothing is sampled. A caller that cannot promise this gets a
     ``ValueError`` (a charged barrier with ``charged_ends_refused`` False).
 
+    ``field_mover``: the base the cost's field really plans, where it is not
+    ``mover`` (an oval planned as its circumscribed polygon). The cost then jumps
+    where *that* base meets a barrier, so the cuts are built with it, and the target
+    is kept among the barriers (the stand-in may reach it where the base does not).
+    The claim needs that base to follow the locus clear of every barrier between two
+    cuts, which those cuts give.
+
     Without ``limit`` (or for a curve of unknown speed), the old way everywhere: sign
     changes on the refined angle set (``OffsetCurve.roots`` without a bound)."""
     cur = OffsetCurve(mover, target, d)
@@ -223,8 +231,10 @@ def reach_roots(
         return cur.roots(g0)
     cap = min(float(limit), budget + 1.0)
     # the target itself is a barrier the locus runs round at gap d >= 0: never entered
+    cm = mover if field_mover is None else field_mover  # the base whose clearance cuts
     walls = [(fp, soft) for fp, soft in walls
-             if not (d >= 0.0 and _same_place(fp, target)) and _near(target, fp, mover, d, 0.0)]
+             if not (field_mover is None and d >= 0.0 and _same_place(fp, target))
+             and _near(target, fp, cm, d, 0.0)]
     charged = [fp for fp, soft in walls if soft]
     if charged and not charged_ends_refused:
         raise ValueError("reach_roots: no bound inside a charged barrier whose spots may be wanted")
@@ -250,7 +260,7 @@ def reach_roots(
         def at(th: np.ndarray, k: int = k) -> np.ndarray:
             return cur.at(k, th)
 
-        cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas)
+        cuts = _cut_angles(cur, k, circ, sp, walls, lines, areas, cm)
         f = lambda th, at=at: g(at(th))  # noqa: E731
         # (past its evaluation cap it reports the runs it could not clear, never None)
         got = lipschitz_roots(f, list(cur.corners) + cuts, sp, touch=REACH_TOUCH) or []
@@ -260,7 +270,7 @@ def reach_roots(
             p1 = at(np.array([a + CORNER_EPS]))[0]
             if float(np.hypot(*(p1 - p0))) <= 1e-9:
                 continue
-            r, sides = _segment_reach(p0, p1, g, mover, walls, lines, areas)
+            r, sides = _segment_reach(p0, p1, g, cm, walls, lines, areas)
             pts.extend(r)
             out.extend(q[None] for q in sides)
         if pts:
@@ -285,15 +295,16 @@ def _same_place(a: Footprint, b: Footprint) -> bool:
 
 def _cut_angles(cur: OffsetCurve, k: int, circ: tuple[np.ndarray, float] | None, sp: float,
                 walls: Sequence[tuple[Footprint, bool]], lines: Sequence[tuple[int, float]],
-                areas: Sequence[tuple[np.ndarray, float]]) -> list[float]:
+                areas: Sequence[tuple[np.ndarray, float]], cut_mover: Footprint | None = None) -> list[float]:
     """Angles of piece ``k`` of the locus where the path cost may jump: its crossings
-    with each wall's boundary at depth ``PEN``, with each line and with the boundary
-    of each grown area (a point's signed distance moves no faster than the point)."""
-    mover = cur.mover
+    with each wall's boundary at depth ``PEN`` (of ``cut_mover`` centred on the locus,
+    the locus's own base when None), with each line and with the boundary of each
+    grown area (a point's signed distance moves no faster than the point)."""
+    mover = cur.mover if cut_mover is None else cut_mover
     pts: list[np.ndarray] = []
     angles: list[float] = []
     for fp, _ in walls:
-        if circ is not None and mover.is_disc:
+        if circ is not None and mover.is_disc and mover is cur.mover:
             pts.append(locus_crossings(mover, cur.target, cur.d, fp, -PEN).reshape(-1, 2))
         else:
             h = lambda th, fp=fp: sd_at(mover, cur.at(k, th), fp) + PEN  # noqa: E731

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..geometry.bases import base_footprint
 from ..geometry.placement import locus_circle_crossings
-from ..geometry.shapes import TOL, signed_distance
+from ..geometry.shapes import TOL, Capsule, ConvexPolygon, Footprint, signed_distance
 from ..ruling import Ruling
 from ..scenario import Scenario40k
 from ..systems.w40k.editions import edition as edition_table
@@ -47,7 +47,7 @@ from . import Violation
 from . import w40k as base
 from .w40k_duty import STRICT_MARGIN, locus_candidates, ray_crossings, reach_roots, shadow_lines
 from .w40k_pivot import check_pivots, end_turn, turn_clear, turned_ctx
-from .w40k_reach import ReachField, level_field
+from .w40k_reach import ReachField, level_field, vertical
 from .w40k_reach import board_lines as board_box
 
 BIG = frozenset({"MONSTER", "VEHICLE"})
@@ -467,10 +467,12 @@ def check_choices(ctx: base.Ctx) -> list[Violation]:
 
 def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: float,
                  turn: tuple[base.Placed, float, float] | None = None) -> tuple[np.ndarray, str] | None:
-    """A spot within ``d`` of a target model that ``c`` could have reached by a straight
-    ground move within the roll, where it overlaps nothing, stands on the board out of
-    terrain, stays out of engagement range of every other enemy unit, and keeps the unit
-    coherent (edition 11) and engaged with every target. None when there is none.
+    """A spot within ``d`` of a target model, at that model's height (level with the
+    start, or wholly on a ruin floor), that ``c`` could have reached within the roll
+    by a straight move or along its real path (``w40k_reach``, the climb counted),
+    where it overlaps nothing, stands on the board out of terrain, stays out of
+    engagement range of every other enemy unit, and keeps the unit coherent (edition
+    11) and engaged with every target. None when there is none.
 
     The spots tried are constructed on the locus at exactly ``d`` from each target
     model (:mod:`chargeref.validate.w40k_duty`): its point nearest the start; its
@@ -479,7 +481,8 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
     rules' regions (other bases, terrain, engagement range of non-targets, 2" and 9"
     of the unit's other models, engagement range of targets the others do not hold),
     and with the rays that graze enemy models and terrain (where a straight move
-    starts or stops passing through them).
+    starts or stops passing through them); on a floor also with the floor's edges,
+    and the straight reach less the climb.
 
     ``turn`` (from ``w40k_pivot.end_turn``): the model travels with its base as it
     started (that model, as placed at its start) and turns at the spot from the first
@@ -507,16 +510,17 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
                      if e.player != s.player and mid not in ctx.casualties and abs(e.z - s.z) <= TOL]
     rays = shadow_lines(s.fp, [e.fp for e in enemies_start] + [f.fp for f in ctx.features])
     sxy = np.asarray(s.xy, dtype=float)
-    fields: list[ReachField | None] = []
+    fields: dict[float, ReachField | None] = {}
 
-    def field() -> ReachField | None:
-        """The real-path field of a round model on the ground (built once, on demand),
-        measuring up to an inch past the roll (so the reach search can drop whole
-        stretches out of reach)."""
-        if not fields:
+    def field(z: float) -> ReachField | None:
+        """The real-path field of the travelling base from its start to height ``z``
+        (built once per height, on demand), measuring up to an inch past the roll (so
+        the reach search can drop whole stretches out of reach)."""
+        if z not in fields:
             assert ctx.budget is not None
-            fields.append(level_field(ctx, s, ctx.budget + ctx.inch))
-        return fields[0]
+            go = s if turn is None else turn[0]
+            fields[z] = level_field(ctx, go, ctx.budget + ctx.inch, z)
+        return fields[z]
 
     def spot_ok(q: np.ndarray, t: base.Placed) -> bool | str:
         """True when the spot passes every test; "reach" when it fails only on the
@@ -527,8 +531,10 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
         if not base._on_board(fp, ctx.before):
             return False
         p = base.Placed(c.id, c.unit, c.player, m, xy, t.z, base._ground(xy, ctx.hills), fp)
-        if p.elevated or abs(p.z - s.z) > TOL:
-            return False  # only level moves are tried (a deliberately limited check)
+        if p.elevated and base._floor_ok(ctx, c.unit, fp, p.z) is not None:
+            return False  # above the ground only wholly on a floor, and only for some
+        if not p.elevated and abs(p.z - s.z) > TOL and not s.elevated:
+            return False  # from the ground onto a hill top at another height: not tried
         if signed_distance(fp, t.fp) > d + TOL:
             return False
         if any(abs(o.z - p.z) <= TOL and signed_distance(fp, o.fp) < -TOL for o in others_all):
@@ -544,24 +550,29 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
         if turn is not None and not turn_clear(ctx, turn[0], xy, turn[1], turn[2]):
             return False
         go = s if turn is None else turn[0]  # the base that travels
-        cost = base.path_cost(ctx, go, [s.xy, xy], p.z, False)
+        cost = base.path_cost(ctx, go, [s.xy, xy], p.z, p.elevated)
         if not (cost.blocked or _enemy_crossings(ctx, go, [s.xy, xy]) or _friend_crossings(ctx, go, [s.xy, xy])
                 or cost.total > ctx.budget + TOL):
             return True
-        # a real path round what is in the way (level: no climb to add; round bases,
-        # which are never turned)
-        fld = field() if turn is None else None
-        if fld is not None and float(fld.cost(q[None])[0]) <= ctx.budget + TOL:
+        # a real path round what is in the way, the climb onto a floor (or down from
+        # one) counted as every move counts it
+        fld = field(p.z)
+        up = vertical(ctx, go, p.z, p.elevated)
+        if fld is not None and float(fld.cost(q[None])[0]) + up <= ctx.budget + TOL:
             return True
         return "reach"
 
     for t in [p for tid in ctx.targets for p in ctx.unit_end(tid)]:
-        if abs(t.z - s.z) > TOL:
-            continue  # only level moves are tried (a deliberately limited check)
+        # spots at the target's height: level, or on a floor (climbing or coming down)
+        floors = [f for f in ctx.floors if abs(f.height - t.z) <= TOL]
+        if abs(t.z - s.z) > TOL and not floors and not s.elevated:
+            continue  # from the ground to a hill top at another height: not tried
         if math.dist(s.xy, t.fp.center) - t.fp.radius - s.fp.radius - d > ctx.budget + TOL:
             continue
         bounds = [(o.fp, 0.0) for o in others_all if abs(o.z - t.z) <= TOL]
         bounds += [(f.fp, 0.0) for f in blocking]
+        # where the base stops being wholly on a floor: touching one of its edges
+        bounds += [(Footprint((Capsule(a, b, 0.0),), "edge"), 0.0) for f in floors for a, b in f.edges]
         bounds += [(o.fp, er_h + STRICT_MARGIN) for o in non_targets if abs(o.z - t.z) <= er_v + TOL]
         bounds += [(o.fp, coh_h) for o in others_mine]
         if spread is not None:
@@ -569,8 +580,13 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
         for tid, ok in engaged_by_others.items():
             if not ok:
                 bounds += [(e.fp, er_h) for e in ctx.unit_end(tid)]
+        # the straight reach: the roll less the vertical part (a spot at the target's
+        # height on a floor) and less each crossing a straight move may pay
+        up = abs(t.z - s.z) if abs(t.z - s.z) > ctx.climb_free + TOL else 0.0
         cands = [locus_candidates(s.fp, t.fp, d, ctx.budget, bounds, board_lines)]
-        cands += [locus_circle_crossings(s.fp, t.fp, d, sxy, ctx.budget - cc) for cc in climbs if cc < ctx.budget]
+        cands += [locus_circle_crossings(s.fp, t.fp, d, sxy, ctx.budget - cc)
+                  for cc in sorted({*climbs, up, *(up + c for c in climbs)})
+                  if 0 < cc < ctx.budget]
         cands.append(ray_crossings(s.fp, t.fp, d, rays))
         pts = np.vstack([p.reshape(-1, 2) for p in cands])
         pts = pts[np.hypot(*(pts - sxy).T) <= ctx.budget + TOL]
@@ -580,12 +596,25 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
             if verdict is True:
                 return q, t.id
             short = short or verdict == "reach"
-        fld = field() if turn is None else None
+        fld = field(t.z) if turn is None else None
         if short and fld is not None:
             # a stretch of the locus obeys every rule but the reach: where it enters
-            # the reach along real paths (w40k_duty.reach_roots, proven isolation)
-            roots = reach_roots(s.fp, t.fp, d, fld.cost, ctx.budget, limit=fld.limit,
-                                walls=[(w, False) for w in fld.walls], lines=board_box(fld))
+            # the reach along real paths (w40k_duty.reach_roots, proven isolation where
+            # the field is the base's exact least path; see docs/validator.md). Spots
+            # on a floor pay the vertical change on top (a constant along the locus,
+            # cut where the ground under the centre changes: the hills' edges)
+            def climbing(Q: np.ndarray, f: ReachField = fld, z: float = t.z) -> np.ndarray:
+                Q = np.atleast_2d(Q)
+                add = [vertical(ctx, s, z, abs(z - base._ground(q, ctx.hills)) > TOL) for q in Q]
+                return f.cost(Q) + np.asarray(add, dtype=float)
+
+            cost = climbing if floors or s.elevated else fld.cost
+            up_max = abs(t.z - s.z)
+            areas = [(np.asarray(part.V, dtype=float), TOL) for fp_, _ in ctx.hills for part in fp_.parts
+                     if isinstance(part, ConvexPolygon)] if floors else []
+            roots = reach_roots(s.fp, t.fp, d, cost, ctx.budget, limit=fld.limit + up_max,
+                                walls=[(w, False) for w in fld.walls], lines=board_box(fld), areas=areas,
+                                field_mover=fld.stand_in)
             for q in roots[np.argsort(np.hypot(*(roots - sxy).T), kind="stable")]:
                 if spot_ok(q, t) is True:
                     return q, t.id
@@ -594,8 +623,9 @@ def _missed_spot(ctx: base.Ctx, c: base.Placed, mine: list[base.Placed], d: floa
 
 def check_duties(ctx: base.Ctx) -> list[Violation]:
     """Each charging model ends within 1" of a target model if it could, and in
-    engagement range (2") of a target if it could (searched over straight level moves:
-    a found spot is a proven miss; finding none proves nothing)."""
+    engagement range (2") of a target if it could (searched over straight moves and
+    real paths to spots at the target's height: a found spot is a proven miss; finding
+    none proves nothing)."""
     if ctx.budget is None:
         return []
     out: list[Violation] = []

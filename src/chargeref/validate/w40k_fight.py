@@ -37,8 +37,9 @@ Rules checked (stable codes):
   edition's chain (9: within 1/2" of a friend within 1/2" of an enemy; 10: base contact
   with a friend in base contact with an enemy).
 
-The legal-position search tries straight moves from the start and, for a round base
-on the ground, real paths round what is in the way (``w40k_reach``); no pivots. Among
+The legal-position search tries straight moves from the start and real paths round
+what is in the way (``w40k_reach``: any base, without turning; onto or off a floor the
+vertical change is added); no pivots. Among
 straight moves it is complete up to the tolerance: its candidates are the constructed
 vertices of the arrangement of every rule's boundary (``w40k_fight_spot``), each
 verified exactly; for real paths it adds where each locus enters the reach
@@ -85,7 +86,7 @@ from .w40k import (
 )
 from .w40k_duty import STRICT_MARGIN, reach_roots, sd_to_each, shadow_lines
 from .w40k_pivot import check_pivots
-from .w40k_reach import ReachField, level_field
+from .w40k_reach import ReachField, level_field, vertical
 from .w40k_reach import board_lines as board_box
 
 #: edition 11 engagement range (the editions table)
@@ -525,7 +526,7 @@ def _spot_curves(ctx: Ctx, s: Placed, base0: Footprint, enemies: list[Placed], n
 
 def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     """A normal legal position for ``mid`` by a fight move from its start (straight, or
-    for a round base on the ground along a real path round obstacles):
+    along a real path round obstacles, the base not turning):
     within 1" (and 5" vertically) of an enemy model, closer to the enemy model closest
     at the start, within 3", on the board, overlapping nothing where the others ended,
     out of terrain, with the unit coherent. None if there is none among the constructed
@@ -582,14 +583,15 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
     if blocking:
         keep &= (sd_to_each(base0, cands, [f.fp for f in blocking], 0.0) >= -TOL).all(axis=1)
     cands, gap_e = cands[keep], gap_e[keep]
-    fields: list[ReachField | None] = []
+    fields: dict[float, ReachField | None] = {}
 
-    def field() -> ReachField | None:
-        """The real-path field of a round model on the ground (built once, on demand),
-        measuring up to an inch past the 3" (so the reach search can drop stretches)."""
-        if not fields:
-            fields.append(level_field(ctx, s, budget + ctx.inch))
-        return fields[0]
+    def field(z: float) -> ReachField | None:
+        """The real-path field of the model from its start to height ``z`` (built once
+        per height, on demand), measuring up to an inch past the 3" (so the reach
+        search can drop stretches)."""
+        if z not in fields:
+            fields[z] = level_field(ctx, s, budget + ctx.inch, z)
+        return fields[z]
 
     short = False
 
@@ -619,11 +621,12 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
             cost = path_cost(ctx, s, [s.xy, xy], z, p.elevated)
             if not (cost.blocked or cost.total > budget + TOL):
                 return e.id
-            # a real path round what is in the way, for a level move on the ground
-            fld = field() if abs(z - s.z) <= TOL and not p.elevated else None
-            if fld is not None and float(fld.cost(q[None])[0]) <= budget + TOL:
+            # a real path round what is in the way, the climb onto a floor (or down
+            # from one) counted as every move counts it
+            fld = field(z)
+            if fld is not None and float(fld.cost(q[None])[0]) + vertical(ctx, s, z, p.elevated) <= budget + TOL:
                 return e.id
-            short = short or fld is not None
+            short = short or (fld is not None and abs(z - s.z) <= TOL and not p.elevated)
         return None
 
     order = np.argsort(np.hypot(*(cands - sxy).T), kind="stable")
@@ -632,7 +635,7 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
         got = try_spot(cands[i], gap_e[i])
         if got is not None:
             return cands[i], got
-    fld = field() if short else None
+    fld = field(s.z) if short else None
     if fld is None:
         return None
     # some spot obeys every rule but the reach: where the loci enter the reach along
@@ -647,7 +650,8 @@ def legal_spot(ctx: Ctx, mid: str) -> tuple[np.ndarray, str] | None:
                    for e in enemies):
             continue
         _budget_check()
-        roots = reach_roots(mover, fp, k, fld.cost, budget, limit=fld.limit, walls=walls, lines=lines)
+        roots = reach_roots(mover, fp, k, fld.cost, budget, limit=fld.limit, walls=walls, lines=lines,
+                            field_mover=fld.stand_in)
         if not len(roots):
             continue
         gaps = sd_to_each(base0, roots, [e.fp for e in enemies], er_h + 1.0)

@@ -21,11 +21,21 @@ piece is clear when it comes no nearer to any obstacle core than the grown radiu
 less TOL, and keeps the centre on the board (the base wholly on it, within TOL).
 Whatever this returns is the length of a path made of such pieces, so a spot it puts
 within the budget is really reached. What it does not model, so that it can only
-miss a spot, never invent one: an ellipse or a general convex sum among the
-obstacles stands in as its enclosing disc (longer paths round it); crossings that a
-move could pay for are not taken (every feature whose crossing costs something is an
-obstacle here); heights are not modelled (the callers ask it for level moves only).
-Movers other than round bases are not planned (:func:`reach_field` returns None).
+miss a spot, never invent one: an ellipse among the obstacles stands in as its
+circumscribed polygon and a general convex sum as its enclosing disc (longer paths
+round them); crossings that a move could pay for are not taken (every feature whose
+crossing costs something is an obstacle here). Heights: the field is the horizontal
+path; the caller adds the vertical change as every move counts it (:func:`vertical`),
+and the obstacles are the models whose height lies between the move's two heights.
+
+Other bases, translated without turning (:class:`Mover`): a rectangle or hull part
+grows a disc into a rounded polygon (the part reflected, its corners circles of the
+disc's radius), a wall into a rounded polygon (the hull of the wall's segment plus the
+reflected part, corners of the wall's half thickness), a polygon into a polygon (its
+corners circles of radius 0: the path bends at them). The least path is the same
+graph of tangents and arcs, exact for these bases. An oval mover is its circumscribed
+polygon (:data:`ELLIPSE_SIDES` sides): the field's least path is then a real path of
+a larger base, an upper bound on the oval's least cost.
 """
 
 from __future__ import annotations
@@ -37,7 +47,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..budget import check as _budget_check
-from ..geometry.shapes import TOL, Capsule, ConvexPolygon, Disc, Footprint
+from ..geometry.shapes import TOL, Capsule, ConvexPolygon, Disc, Ellipse, Footprint
 from ..systems.w40k.editions import edition as edition_of
 from .w40k_state import Ctx, Placed, _crossing_cost
 
@@ -63,6 +73,16 @@ def _point_seg(Q: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+
+def _seg_hit(P: np.ndarray, Q: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Do segments PQ and AB cross properly (each line strictly separates the other's
+    ends)? (broadcast)"""
+    o1 = _cross(Q - P, A - P)
+    o2 = _cross(Q - P, B - P)
+    o3 = _cross(B - A, P - A)
+    o4 = _cross(B - A, Q - A)
+    return (o1 * o2 < 0) & (o3 * o4 < 0)
 
 
 def _seg_seg(P: np.ndarray, Q: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -133,48 +153,195 @@ def _arc_seg(c: np.ndarray, rho: np.ndarray, th0: np.ndarray, span: np.ndarray,
 # --------------------------------------------------------------------------- obstacles
 
 
-class _Cores:
-    """The obstacles as cores (points and segments, each with the radius the centre
-    must keep from it) and filled polygons (the centre keeps the mover's radius)."""
+ELLIPSE_SIDES = 16
+"""An ellipse (obstacle or mover) is planned as its circumscribed polygon of this many
+sides: the affine image of the regular polygon round the unit circle, so every side
+touches the ellipse and the polygon holds it. Paths clear for the polygon are clear for
+the ellipse (a certified upper bound on the least cost, never a lower one)."""
 
-    def __init__(self, obstacles: Sequence[Footprint], r: float) -> None:
+
+def ellipse_polygon(E: Ellipse, n: int = ELLIPSE_SIDES) -> np.ndarray:
+    """The vertices (counter-clockwise) of the polygon of ``n`` sides circumscribed
+    about ``E``. The unit circle's circumscribed regular polygon has its corners at
+    radius 1/cos(π/n); an affine map keeps tangency and containment. The corners are
+    pushed out by a relative 1e-12 so rounding cannot leave the ellipse poking out."""
+    t = (2.0 * np.arange(n) + 1.0) * math.pi / n
+    k = (1.0 + 1e-12) / math.cos(math.pi / n)
+    loc = np.stack([E.a * k * np.cos(t), E.b * k * np.sin(t)], axis=1)
+    return loc @ E.R.T + E.center
+
+
+def _hull(P: np.ndarray) -> np.ndarray:
+    """Convex hull (counter-clockwise, monotone chain) of points P (n, 2); one point or
+    two for a degenerate set."""
+    pts = sorted({(float(x), float(y)) for x, y in P})
+    if len(pts) <= 2:
+        return np.asarray(pts, dtype=float).reshape(-1, 2)
+
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
+        for q in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (q[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (q[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(q)
+        return out
+
+    lo, hi = half(pts), half(pts[::-1])
+    H = np.asarray(lo[:-1] + hi[:-1], dtype=float)
+    return H if len(H) >= 2 else np.asarray(pts[:1], dtype=float)
+
+
+def _part_core(p: object) -> tuple[np.ndarray, float]:
+    """An obstacle part as a convex core (points) and the radius it is grown by: a disc
+    is its centre and radius, a wall (capsule) its segment and half thickness, a
+    polygon itself, an ellipse its circumscribed polygon, anything else (a convex sum)
+    its enclosing disc."""
+    if isinstance(p, Disc):
+        return np.asarray([p.c], dtype=float), float(p.r)
+    if isinstance(p, Capsule):
+        return np.asarray([p.p0, p.p1], dtype=float), float(p.r)
+    if isinstance(p, ConvexPolygon):
+        return np.asarray(p.V, dtype=float), 0.0
+    if isinstance(p, Ellipse):
+        return ellipse_polygon(p), 0.0
+    c = p.center  # type: ignore[attr-defined]
+    return np.asarray([c], dtype=float).reshape(1, 2), float(p.radius)  # type: ignore[attr-defined]
+
+
+class Mover:
+    """A base translated without turning, relative to its centre: its convex parts
+    as cores (points) and radii (see :func:`_part_core`; an ellipse part is its
+    circumscribed polygon, so for an oval the field is an upper bound), its reach
+    from the centre and its extent along the axes (exact, from the true base)."""
+
+    def __init__(self, base: Footprint | float, at: Sequence[float] = (0.0, 0.0)) -> None:
+        o = np.asarray(at, dtype=float)[:2]
+        if not isinstance(base, Footprint):
+            self.parts = [(np.zeros((1, 2)), float(base))]
+            r = float(base)
+            self.extent = (-r, r, -r, r)
+            self.reach = r
+            self.exact = True
+            self.stand_in = None
+            return
+        self.parts = []
+        for p in base.parts:
+            K, rho = _part_core(p)
+            self.parts.append((K - o, rho))
+        u = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+        h = np.max(np.stack([p.h(u) for p in base.parts]), axis=0) - np.array([o[0], -o[0], o[1], -o[1]])
+        self.extent = (-float(h[1]), float(h[0]), -float(h[3]), float(h[2]))
+        self.reach = max(float(np.max(np.hypot(K[:, 0], K[:, 1]))) + rho for K, rho in self.parts)
+        #: the field's paths are least paths of this very base (no stand-in)
+        self.exact = all(isinstance(p, (Disc, ConvexPolygon)) for p in base.parts)
+        #: the base the field really plans, where it is not the base itself (an oval's
+        #: circumscribed polygon, a convex sum's enclosing disc), at the start
+        self.stand_in = None if self.exact else Footprint(tuple(
+            p if isinstance(p, (Disc, ConvexPolygon, Capsule))
+            else ConvexPolygon(tuple(map(tuple, ellipse_polygon(p)))) if isinstance(p, Ellipse)
+            else Disc((float(p.center[0]), float(p.center[1])), float(p.radius)) for p in base.parts),
+            base.kind, base.origin)
+
+    @property
+    def is_point(self) -> bool:
+        return len(self.parts) == 1 and len(self.parts[0][0]) == 1
+
+
+class _Cores:
+    """The obstacles grown by the mover (configuration-space obstacles). Obstacle part
+    O (core K_O grown by ρ_O) and mover part M (core K_M grown by ρ_M) collide when the
+    centre lies in K_O ⊕ (−K_M) ⊕ disc(ρ_O + ρ_M): a convex core (the hull of the
+    sums of corners) grown by ρ. Penetration depth is the centre's depth in that set.
+    Cores grown by ρ > 0 are kept as points and segments each with the radius the
+    centre must keep from it, plus the filled polygon (the centre may not be inside);
+    cores with ρ = 0 (a polygon against a polygon) as *sharp* polygons, shrunk by TOL:
+    a piece is blocked exactly when it meets the shrunk polygon's interior."""
+
+    def __init__(self, obstacles: Sequence[Footprint], mover: Mover | float) -> None:
+        if not isinstance(mover, Mover):
+            mover = Mover(float(mover))
         pts: list[tuple[float, float, float]] = []
         segs: list[tuple[float, float, float, float, float]] = []
+        circ: list[tuple[float, float, float]] = []
         self.polys: list[np.ndarray] = []
+        self.sharp: list[np.ndarray] = []
+        sharp_segs: list[tuple[float, float, float, float]] = []
         for fp in obstacles:
             for p in fp.parts:
-                if isinstance(p, Disc):
-                    pts.append((float(p.c[0]), float(p.c[1]), float(p.r) + r))
-                elif isinstance(p, Capsule):
-                    segs.append((float(p.p0[0]), float(p.p0[1]), float(p.p1[0]), float(p.p1[1]), float(p.r) + r))
-                elif isinstance(p, ConvexPolygon):
-                    V = np.asarray(p.V, dtype=float)
-                    self.polys.append(V)
-                    W = np.roll(V, -1, axis=0)
-                    segs.extend((a[0], a[1], b[0], b[1], r) for a, b in zip(V, W, strict=True))
-                else:
-                    # an ellipse or a convex sum: its enclosing disc (only ever longer paths)
-                    c = p.center
-                    pts.append((float(c[0]), float(c[1]), float(p.radius) + r))
+                KO, rO = _part_core(p)
+                for KM, rM in mover.parts:
+                    K = KO if mover.is_point and not KM.any() else _hull((KO[:, None, :] - KM[None]).reshape(-1, 2))
+                    rho = rO + rM
+                    if rho > 0.0 or len(K) < 3:
+                        if len(K) == 1:
+                            pts.append((float(K[0, 0]), float(K[0, 1]), rho))
+                        elif len(K) == 2:
+                            segs.append((*map(float, K[0]), *map(float, K[1]), rho))
+                        else:
+                            self.polys.append(K)
+                            W = np.roll(K, -1, axis=0)
+                            segs.extend((a[0], a[1], b[0], b[1], rho) for a, b in zip(K, W, strict=True))
+                        circ.extend((float(x), float(y), rho) for x, y in K)
+                    else:
+                        Ks = _shrunk(K, TOL)
+                        if Ks is not None:
+                            self.sharp.append(Ks)
+                            W = np.roll(Ks, -1, axis=0)
+                            sharp_segs.extend((a[0], a[1], b[0], b[1]) for a, b in zip(Ks, W, strict=True))
+                        circ.extend((float(x), float(y), 0.0) for x, y in K)
         P = np.asarray(pts, dtype=float).reshape(-1, 3)
         S = np.asarray(segs, dtype=float).reshape(-1, 5)
+        Z = np.asarray(sharp_segs, dtype=float).reshape(-1, 4)
+        Cc = np.asarray(circ, dtype=float).reshape(-1, 3)
         self.pc, self.pr = P[:, :2], P[:, 2]
         self.sa, self.sb, self.sr = S[:, :2], S[:, 2:4], S[:, 4]
+        self.za, self.zb = Z[:, :2], Z[:, 2:4]
+        # the round pieces (corners) of the grown obstacles, each once
+        self._C, self._R = Cc[:, :2], Cc[:, 2]
+
+    def n(self) -> int:
+        return max(1, len(self.pc) + len(self.sa) + len(self.za))
 
     def circles(self) -> tuple[np.ndarray, np.ndarray]:
-        """The round pieces of the grown obstacles: centres and radii."""
-        C = np.vstack([self.pc, self.sa, self.sb])
-        R = np.concatenate([self.pr, self.sr, self.sr])
-        return C, R
+        """The round pieces of the grown obstacles: centres and radii (radius 0 at the
+        corners of sharp polygons)."""
+        return self._C, self._R
 
     def inside_poly(self, Q: np.ndarray) -> np.ndarray:
-        """Which points Q (n, 2) lie strictly inside some filled polygon."""
+        """Which points Q (n, 2) lie strictly inside some filled polygon (a grown
+        core, or a sharp polygon shrunk by TOL)."""
         out = np.zeros(len(Q), dtype=bool)
-        for V in self.polys:
+        for V in self.polys + self.sharp:
             W = np.roll(V, -1, axis=0)
             s = _cross((W - V)[None], Q[:, None, :] - V[None])  # ccw polygon: all > 0 inside
             out |= (s > 0).all(axis=1)
         return out
+
+
+def _shrunk(K: np.ndarray, t: float) -> np.ndarray | None:
+    """The convex polygon K (ccw) with every edge moved in by ``t``: the points at
+    depth more than ``t``. None when nothing is that deep."""
+    W = np.roll(K, -1, axis=0)
+    e = W - K
+    L = np.hypot(e[:, 0], e[:, 1])
+    if np.any(L <= 0):
+        return None
+    n = np.stack([-e[:, 1], e[:, 0]], axis=1) / L[:, None]  # inward normals (ccw)
+    A = K + t * n  # a point on each moved edge
+    # corner i: where moved edge i-1 meets moved edge i
+    d0, d1 = np.roll(e, 1, axis=0), e
+    a0, a1 = np.roll(A, 1, axis=0), A
+    den = _cross(d0, d1)
+    if np.any(np.abs(den) <= 1e-300):
+        return None
+    s = _cross(a1 - a0, d1) / den
+    V = a0 + s[:, None] * d0
+    # still convex and the same orientation (a polygon thinner than 2t vanishes)
+    Wv = np.roll(V, -1, axis=0)
+    if np.any(_cross(Wv - V, np.roll(V, -2, axis=0) - Wv) <= 0) or np.any(np.sum((Wv - V) * e, axis=1) <= 0):
+        return None
+    return V
 
 
 # --------------------------------------------------------------------------- the field
@@ -185,17 +352,23 @@ class ReachField:
     among ``obstacles`` on a ``board`` (width, depth), up to ``limit``: costs above
     it come back ``inf``. Build once per model; :meth:`cost` answers many goals."""
 
-    def __init__(self, start: Sequence[float], r: float, obstacles: Sequence[Footprint],
+    def __init__(self, start: Sequence[float], r: float | Footprint | Mover, obstacles: Sequence[Footprint],
                  board: tuple[float, float], limit: float) -> None:
         self.s = np.asarray(start, dtype=float)[:2]
-        self.r = float(r)
+        mover = r if isinstance(r, Mover) else Mover(r, self.s) if isinstance(r, Footprint) else Mover(float(r))
+        self.mover = mover
+        #: the footprint the field plans in place of the base (None: the base itself)
+        self.stand_in = mover.stand_in
+        #: the mover's reach from its centre (its radius, for a round base)
+        self.r = mover.reach
         self.limit = float(limit)
         W, D = board
-        self.box = (self.r - TOL, W - self.r + TOL, self.r - TOL, D - self.r + TOL)
+        x0, x1, y0, y1 = mover.extent
+        self.box = (-x0 - TOL, W - x1 + TOL, -y0 - TOL, D - y1 + TOL)
         # a path no longer than the limit stays in the disc of that radius round the start
         near = [fp for fp in obstacles
                 if math.dist(self.s, fp.center) - fp.radius - self.r <= self.limit + TOL]
-        self.cores = _Cores(near, self.r)
+        self.cores = _Cores(near, mover)
         self.walls = [_as_modelled(fp) for fp in near]
         C, R = self.cores.circles()
         keep = np.hypot(*(C - self.s).T) - R <= self.limit
@@ -209,8 +382,7 @@ class ReachField:
         return (Q[..., 0] >= x0) & (Q[..., 0] <= x1) & (Q[..., 1] >= y0) & (Q[..., 1] <= y1)
 
     def _cores_n(self) -> int:
-        k = self.cores
-        return max(1, len(k.pc) + len(k.sa))
+        return self.cores.n()
 
     def seg_clear(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """Which segments P[i]Q[i] a centre may follow (m,)."""
@@ -228,8 +400,10 @@ class ReachField:
         if len(k.sa):
             d = _seg_seg(P[:, None], Q[:, None], k.sa[None], k.sb[None])
             ok &= (d >= k.sr[None] - TOL).all(axis=1)
-        if k.polys:
-            ok &= ~k.inside_poly(P)
+        if len(k.za):
+            ok &= ~_seg_hit(P[:, None], Q[:, None], k.za[None], k.zb[None]).any(axis=1)
+        if k.polys or k.sharp:
+            ok &= ~k.inside_poly(P) & ~k.inside_poly(Q)
         return ok
 
     def arc_clear(self, c: np.ndarray, rho: np.ndarray, th0: np.ndarray, span: np.ndarray) -> np.ndarray:
@@ -253,8 +427,11 @@ class ReachField:
             ok &= (_arc_point(cc, rr, t0, sp, k.pc[None]) >= k.pr[None] - TOL).all(axis=1)
         if len(k.sa):
             ok &= (_arc_seg(cc, rr, t0, sp, k.sa[None], k.sb[None]) >= k.sr[None] - TOL).all(axis=1)
-        if k.polys:
-            ok &= ~k.inside_poly(e0)
+        if len(k.za):
+            # a sharp polygon shrunk by TOL: blocked where the arc meets an edge of it
+            ok &= ~(_arc_seg(cc, rr, t0, sp, k.za[None], k.zb[None]) <= 0.0).any(axis=1)
+        if k.polys or k.sharp:
+            ok &= ~k.inside_poly(e0) & ~k.inside_poly(e1)
         return ok
 
     # ----------------------------------------------------------------- the graph
@@ -432,9 +609,11 @@ class ReachField:
 
 
 def _as_modelled(fp: Footprint) -> Footprint:
-    """The obstacle as the field sees it: discs, walls and polygons as they are, any
-    other part as its enclosing disc (where a clear centre may jump in cost)."""
+    """The obstacle as the field sees it: discs, walls and polygons as they are, an
+    ellipse as its circumscribed polygon, any other part as its enclosing disc (where
+    a clear centre may jump in cost)."""
     parts = tuple(p if isinstance(p, (Disc, Capsule, ConvexPolygon))
+                  else ConvexPolygon(tuple(map(tuple, ellipse_polygon(p)))) if isinstance(p, Ellipse)
                   else Disc((float(p.center[0]), float(p.center[1])), float(p.radius)) for p in fp.parts)
     return Footprint(parts, fp.kind, fp.origin)
 
@@ -457,11 +636,12 @@ def _point_tangents(p: np.ndarray, C: np.ndarray, R: np.ndarray) -> tuple[np.nda
     i = np.flatnonzero(ok)
     a = np.arccos(R[i] / d[i])
     b = np.arctan2(v[i, 1], v[i, 0])
+    two = R[i] > 0  # a corner of radius 0 is its own (single) tangent point
     T = [C[i] + R[i, None] * np.stack([np.cos(b + a), np.sin(b + a)], axis=1),
-         C[i] + R[i, None] * np.stack([np.cos(b - a), np.sin(b - a)], axis=1)]
+         (C[i] + R[i, None] * np.stack([np.cos(b - a), np.sin(b - a)], axis=1))[two]]
     k = np.flatnonzero(~ok & (d >= R - TOL) & (d > 0))
     T.append(C[k] + (R[k] / d[k])[:, None] * v[k])
-    return np.vstack(T), np.concatenate([i, i, k])
+    return np.vstack(T), np.concatenate([i, i[two], k])
 
 
 def _bitangents(C: np.ndarray, R: np.ndarray, i: np.ndarray, j: np.ndarray):  # noqa: ANN202
@@ -475,36 +655,45 @@ def _bitangents(C: np.ndarray, R: np.ndarray, i: np.ndarray, j: np.ndarray):  # 
     Ds = np.where(ok0, D, 1.0)
     u = d / Ds[:, None]
     w = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    zero_i, zero_j = R[i] == 0, R[j] == 0
     for s in (1.0, -1.0):
         cosa = (R[i] - s * R[j]) / Ds
         ok = ok0 & (np.abs(cosa) <= 1.0)
+        if s < 0:
+            ok &= ~(zero_i | zero_j)  # with a corner of radius 0 inner = outer tangents
         sina = np.sqrt(np.maximum(1.0 - cosa * cosa, 0.0))
         for sg in (1.0, -1.0):
+            if sg < 0:
+                ok = ok & ~(zero_i & zero_j)  # two corners: one segment
             n = u * cosa[:, None] + sg * w * sina[:, None]
             P = C[i] + R[i, None] * n
             Q = C[j] + s * R[j, None] * n
             yield P[ok], Q[ok], i[ok], j[ok]
 
 
-def level_field(ctx: Ctx, s: Placed, limit: float) -> ReachField | None:
-    """The real-path field of model ``s`` for a level move on the ground (None for a
-    base that is not round, or a model standing on a floor). Obstacles: every model of
-    another unit at its height that it may not move through (enemies always, friends
-    as the editions table says: all of them where friends may not be passed, a MONSTER
-    or VEHICLE for a MONSTER or VEHICLE where big blocks big), and every feature whose
-    crossing is refused or costs something. FLY is not used: a flying model is planned
-    as a walking one (it may only lose paths). One per model and limit."""
-    if not s.fp.is_disc or s.elevated:
-        return None
-    key = f"reach:{s.id}:{limit!r}"
-    got = ctx.duty_fields.get(key)
+def level_field(ctx: Ctx, s: Placed, limit: float, z_to: float | None = None) -> ReachField | None:
+    """The real-path field of model ``s`` (any base, at the facing it has in ``s``, not
+    turning) for a move from its height to ``z_to`` (its own height when None). The
+    field measures the horizontal path; the caller adds the vertical change as any
+    move counts it (:func:`vertical`). Obstacles: every model of another unit whose
+    height lies between the two heights (within TOL) that it may not move through
+    (enemies always, friends as the editions table says: all of them where friends
+    may not be passed, a MONSTER or VEHICLE for a MONSTER or VEHICLE where big blocks
+    big), and every feature whose crossing is refused or costs something. FLY is not
+    used: a flying model is planned as a walking one (it may only lose paths). An
+    oval is planned as its circumscribed polygon (``Mover``: an upper bound on its
+    least path). One per model, base, heights and limit."""
+    z1 = s.z if z_to is None else float(z_to)
+    z_lo, z_hi = min(s.z, z1) - TOL, max(s.z, z1) + TOL
+    key = ("reach", s.id, repr(s.fp.parts), s.xy, round(z_lo, 9), round(z_hi, 9), limit)
+    got = ctx.duty_fields.get(key)  # type: ignore[call-overload]
     if got is None:
         ed = edition_of(ctx.edition)
         kw = ctx.keywords(s.unit)
         big = bool(kw & _BIG)
         obs: list[Footprint] = []
         for mid, p in ctx.start.items():
-            if mid in ctx.casualties or p.unit == s.unit or abs(p.z - s.z) > TOL:
+            if mid in ctx.casualties or p.unit == s.unit or not z_lo <= p.z <= z_hi:
                 continue
             if p.player != s.player:
                 obs.append(p.fp)
@@ -514,8 +703,15 @@ def level_field(ctx: Ctx, s: Placed, limit: float) -> ReachField | None:
             c = _crossing_cost(ctx, f, kw)
             if c is None or c > 0:
                 obs.append(f.fp)
-        r = float(s.fp.parts[0].r)  # type: ignore[attr-defined]
         board = (float(ctx.before.board.width), float(ctx.before.board.depth))
-        got = ReachField(s.xy, r, obs, board, limit)
-        ctx.duty_fields[key] = got
+        got = ReachField(s.xy, s.fp, obs, board, limit)
+        ctx.duty_fields[key] = got  # type: ignore[index]
     return got  # type: ignore[return-value]
+
+
+def vertical(ctx: Ctx, s: Placed, z_to: float, elevated_to: bool) -> float:
+    """The vertical part of a move from ``s`` to height ``z_to`` as every move counts it
+    (``w40k_state.path_cost``): the change of height when the move starts or ends on a
+    ruin floor and the change exceeds the free climb; nothing otherwise."""
+    dz = abs(z_to - s.z)
+    return dz if (s.elevated or elevated_to) and dz > ctx.climb_free + TOL else 0.0
