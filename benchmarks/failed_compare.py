@@ -75,11 +75,11 @@ def diff(a_path: str, b_path: str) -> int:
     same = differ = 0
     for s in sorted(a):
         ra, rb = a[s], b.get(s)
+        if "error" not in ra and not (ra["failed"] or ra["no_roll"]):
+            continue
         if "error" in ra or rb is None or "error" in rb:
             why = ra.get("error") or (rb or {}).get("error") or "missing"
             print(f"seed {s}: not compared ({why[:80]})")
-            continue
-        if not (ra["failed"] or ra["no_roll"]):
             continue
         eq = json.dumps(ra["ruling"], sort_keys=True) == json.dumps(rb["ruling"], sort_keys=True)
         same += eq
