@@ -45,6 +45,7 @@ import numpy as np
 from ...geometry.paths import Barrier
 from ...geometry.pivot import extent, pivot_length, pivotable, reach, sweep, turn_between, turned
 from ...geometry.shapes import TOL, ConvexPolygon, Disc, Ellipse, Footprint, signed_distance
+from .plan_banks import SharedBanks
 from .solver import BUDGET_SLACK, ChargeProblem
 from .world import Model, World
 
@@ -350,7 +351,7 @@ class MemoField:
         return getattr(self.field, name)
 
 
-class SharedFields:
+class SharedFields(SharedBanks):
     """A mixin for a plan's problem (before ``ChargeProblem``): the path fields of the
     models whose travelling base the plan leaves as it was are taken from the unturned
     problem ``field_source`` instead of being planned again.
@@ -362,7 +363,8 @@ class SharedFields:
     before. A plan turns only models of the charging unit, which are not among the
     barriers of their own moves, so the barriers are the same; the field is borrowed
     only when the source planned it for the same base object, the same cap and a
-    barrier list with the same ids, prices and shapes (checked, not assumed)."""
+    barrier list with the same ids, prices and shapes (checked, not assumed). The
+    first candidate spots are shared the same way (``SharedBanks``, plan_banks.py)."""
 
     field_source = None
 

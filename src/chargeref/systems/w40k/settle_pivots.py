@@ -167,6 +167,14 @@ def with_turns(st: Any, m: Model, o: Any) -> Any:
         return o
     has_er = bool((o.er & moving).any())
     has_move = bool(moving.any())
+    if has_move and (not st.eng.targets or (has_er and not st.rules.contact_first)):
+        # perf, exact (issue 13): a turned spot is kept only for base contact, for
+        # engagement range, or when no unturned end moves at all (``want`` below).
+        # With no unit to engage (the failed charge: every enemy is out of bounds) a
+        # turned spot has neither, nor has it contact when the move does not seek
+        # base contact and an unturned end already engages; an unturned end moves,
+        # so no turn could add a spot: the same ``o`` without building any
+        return o
     for delta in turns_for(st, m):
         t = _turn_options(st, m, delta, type(o))
         if t is None:
