@@ -14,16 +14,9 @@ from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
 from .flee_wheel import BISECT_TOL, best_wheel, critical_wheels
-from .geom import (
-    Shape,
-    gap,
-    near_interval,
-    rot_sweep_gap,
-    sweep_translate,
-    time_of_impact,
-    unit,
-    wrap_deg,
-)
+from .geom import Shape, gap, sweep_translate, unit, wrap_deg
+from .geom_move import near_interval, time_of_impact
+from .geom_turn import rot_sweep_gap
 from .world import Blocked, Obstacle, Step, World, run_steps
 
 #: units that may not touch stop this far short (in inches; see docs/t9a.md)
@@ -277,7 +270,7 @@ def flee_move(world: World, u: Block, away_from: np.ndarray, rolled: float) -> F
             {"friend": fr_, "enemy": en_, "terrain": te_}[cls].append(oid)
     destroyed = not world.shape_on_board(sweep) or _touches_edge(world, sweep)
     if turn and sh.kind == "poly" and not destroyed:
-        from .geom import rot_sweep_extent
+        from .geom_turn import rot_sweep_extent
 
         destroyed = not world.on_board_box(rot_sweep_extent(u.shape(), c, math.radians(turn)))
     return FleeResult(u.id, heading, float(rolled), k, steps, destroyed, fr_, en_, te_, past)
