@@ -8,7 +8,8 @@ ruling: for every ``examples/t9a/*.yaml`` a whole phase (seed 1) and ``charge`` 
 ``needed`` of each of its charges, then every recorded call of
 ``tests/t9a/data/t9a.json.gz`` (the slow ones too). A refusal is recorded as its error.
 The rulings are then compared as canonical JSON text (byte for byte, not within a
-tolerance): what a speed change that keeps every ruling must pass. Not a test (the
+tolerance): what a speed change that keeps every ruling must pass. The CPU time of each
+ruling is recorded beside it (not compared); ``--top N`` prints the slowest. Not a test (the
 snapshot alone takes minutes of CPU); used for docs/performance.md, "Round 6: T9A".
 """
 
@@ -46,8 +47,9 @@ def dump(out: str, examples_only: bool) -> None:
                 r = st.result_to_data(fn())  # type: ignore[operator]
             except Exception as e:  # noqa: BLE001  (a refusal is a ruling too)
                 r = {"error": type(e).__name__, "message": str(e)}
-            cpu += time.process_time() - t
-            fh.write(json.dumps({"name": name, "result": r}, sort_keys=True) + "\n")
+            dt = time.process_time() - t
+            cpu += dt
+            fh.write(json.dumps({"name": name, "result": r, "cpu": dt}, sort_keys=True) + "\n")
 
         for p in sorted((ROOT / "examples" / "t9a").glob("*.yaml")):
             scen = load_scenario(p)
@@ -74,6 +76,7 @@ def main() -> int:
     ap.add_argument("--against", help="the other tree's src folder")
     ap.add_argument("--src", default=str(ROOT / "src"), help="this tree's src folder")
     ap.add_argument("--examples", action="store_true", help="the examples only (skip the snapshot)")
+    ap.add_argument("--top", type=int, default=5, help="print the N rulings that took the most CPU in each tree")
     ap.add_argument("--dump", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.dump:
@@ -93,6 +96,16 @@ def main() -> int:
     diff = [r["name"] for r, s in zip(x, y, strict=True)
             if json.dumps(r["result"], sort_keys=True) != json.dumps(s["result"], sort_keys=True)]
     print(f"{len(x)} rulings compared, {len(diff)} differ")
+    if a.top:
+        # the slowest rulings (CPU seconds) of this tree, each beside the other tree's
+        theirs_cpu = {r["name"]: r["cpu"] for r in y}
+        print(f"the {a.top} rulings taking the most CPU here (s): this tree / --against")
+        for r in sorted(x, key=lambda r: -r["cpu"])[:a.top]:
+            print(f"  {r['name']:<40} {r['cpu']:8.2f} {theirs_cpu[r['name']]:8.2f}")
+        print(f"the {a.top} taking the most CPU in --against (s): this tree / --against")
+        mine_cpu = {r["name"]: r["cpu"] for r in x}
+        for r in sorted(y, key=lambda r: -r["cpu"])[:a.top]:
+            print(f"  {r['name']:<40} {mine_cpu[r['name']]:8.2f} {r['cpu']:8.2f}")
     for name in diff:
         print("  differs:", name)
     return 1 if diff else 0

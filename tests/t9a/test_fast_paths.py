@@ -28,19 +28,18 @@ from chargeref.systems.t9a.ends import end_events
 from chargeref.systems.t9a.geom import (
     Shape,
     _poly_gap_small,
-    _rot_pts,
     _sat_shapes,
     _sat_small,
     angle_of,
     gap,
     gap_lower,
     gap_ok,
-    rot_sweep_gap_v,
     turn_gap_lower,
 )
 from chargeref.systems.t9a.geom import (
     unit as unit_vec,
 )
+from chargeref.systems.t9a.geom_turn import _rot_pts, rot_sweep_gap_v
 from chargeref.systems.t9a.world import TURN_BOUND_SLACK, Obstacle, Step, World
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,

@@ -22,7 +22,8 @@ from test_phase_properties import SLID_ALONG_A, phase_scenario
 
 from chargeref.geometry.shapes import TOL, ConvexPolygon, Footprint, signed_distance
 from chargeref.systems.t9a.charge import SEARCH_SLACK, search_obstacles
-from chargeref.systems.t9a.geom import Shape, rot_sweep_gap, rot_sweep_gap_v
+from chargeref.systems.t9a.geom import Shape
+from chargeref.systems.t9a.geom_turn import rot_sweep_gap, rot_sweep_gap_v
 from chargeref.systems.t9a.world import Obstacle
 from chargeref.testing import assert_legal_charge
 

@@ -368,7 +368,8 @@ def _turned_rect(cx: float, cy: float, w: float, h: float, a: float) -> Shape:
 @example(a=(3.0, 3.0, 1.0, 1.0, 0.3), b=(-3.0, -3.0, 1.0, 1.0, 0.0), corner=-1, px=0.0, py=0.0, delta=math.pi)
 def test_own_edge_turn_bound_never_exceeds_the_exact_sweep(a: tuple[float, ...], b: tuple[float, ...], corner: int,
                                                            px: float, py: float, delta: float) -> None:
-    from chargeref.systems.t9a.geom import _rot_pts, rot_sweep_gap_v, turn_gap_lower_own
+    from chargeref.systems.t9a.geom import turn_gap_lower_own
+    from chargeref.systems.t9a.geom_turn import _rot_pts, rot_sweep_gap_v
 
     A, B = _turned_rect(*a), _turned_rect(*b)
     if corner >= 0:  # the pivot at a corner of B (as an align turn about the facing's end)
@@ -396,7 +397,8 @@ def _corner_turn(delta: float) -> tuple[Block, Block, tuple[float, float], Block
 def test_align_turns_about_the_targets_corner_agree_with_the_exact_sweep(delta: float, strict: bool,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from chargeref.systems.t9a import world as world_mod
-    from chargeref.systems.t9a.geom import rot_sweep_gap_v, turn_gap_lower, turn_gap_lower_own
+    from chargeref.systems.t9a.geom import turn_gap_lower, turn_gap_lower_own
+    from chargeref.systems.t9a.geom_turn import rot_sweep_gap_v
     from chargeref.systems.t9a.world import TURN_BOUND_SLACK, Obstacle, Step, World
 
     tgt, end, pivot, start = _corner_turn(delta)

@@ -46,7 +46,8 @@ from .contact import engaged_with, unit_contact
 from .detour import Search, cells
 from .detour_touch import SEARCH_SLACK, with_overlap
 from .ends import end_events
-from .geom import Shape, first_contact_turn, gap, gap_lower, near, wrap_deg
+from .geom import Shape, gap, gap_lower, near, wrap_deg
+from .geom_turn import first_contact_turn
 from .memo import table as memo_table
 from .reach import (  # noqa: F401  (re-exported for callers of charge)
     _REACH_CACHE,

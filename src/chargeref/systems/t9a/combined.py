@@ -363,6 +363,10 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             result = CombinedResult(placements, unplaced, order, {"charging_units_engaged": key[0], "models_in_contact": key[1]})
             break
         excluded.add(tuple((j, round(e.s, 9)) for j, e in assign))
+    # the search's functions call themselves and each other through their closures (a
+    # reference cycle): unbound here, what they hold (ends, blocks, shapes) is freed
+    # now rather than by the next garbage collection (a few thousand objects a phase)
+    dfs = _node_plain = None  # type: ignore[assignment]
     if result is None:
         # fall back: one after the other in the given order
         placements = {}
@@ -471,6 +475,7 @@ def _order(world: World, members: list[Member], ctxs: list[Context], assign: lis
         return None
 
     order = search(frozenset(), [])
+    search = None  # type: ignore[assignment]  # it calls itself through its closure: a cycle (see ``_plan_fixed``)
     if order is None:
         return None
     out: dict[str, Placement] = {}

@@ -58,6 +58,8 @@ import numpy as np
 from ... import budget
 from ...geometry.shapes import TOL
 from .block import Block, Facing
+from .detour_cells import Cell, _Geo, cells  # noqa: F401  (cells: the callers take them from here)
+from .detour_slide import POLISH_TOL, Found, Slides  # noqa: F401  (POLISH_TOL: re-exported)
 from .detour_touch import SEARCH_SLACK, settle, touch_obstacles
 from .detour_witness import (
     TAU,
@@ -71,15 +73,12 @@ from .detour_witness import (
     _shape_samples,
     _turned,
 )
-from .geom import wrap_deg
-from .reach import FEAS_TOL, MAX_WHEEL, _pieces_rules, _region_ends
+from .reach import FEAS_TOL
 from .world import Obstacle, World
 
 #: the search stops when every remaining box is bounded below by the best clear
 #: approach less this (inch)
 PROVE_TOL = 5e-7
-#: a clear approach is slid along the offset to the obstacle to within this (inch)
-POLISH_TOL = 1e-10
 #: box budgets of the search over both offset and angle, and over the angle alone
 MAX_BOXES = 2000
 MAX_BOXES_1D = 400
@@ -88,9 +87,6 @@ BREADTH_EVERY = 3
 SPLIT_S = 4.0
 #: how far (inch) the closed forms may be from the executed steps by rounding alone
 ROUND_SLACK = 1e-11
-#: a clear approach whose d1 (or d2) is at most this (inch) is slid along the edge
-#: where it is zero (``Search._slide_edge``)
-EDGE_TOL = 1e-6
 #: rounds of sliding the best approach along its whole cell when the boxes run out
 SLIDE_ROUNDS = 4
 #: a point outside a polygon whose distance beyond an edge's line (a lower bound of
@@ -99,123 +95,7 @@ SLIDE_ROUNDS = 4
 #: margin stays as the exact distance gives it)
 SKIP_MARGIN = 1e-9
 
-Found = tuple[object, list]  # (Approach, steps), as the clear check returns them
 
-
-@dataclass
-class Cell:
-    """One sign of align angle, one contact-point rule (the contact point's offset is
-    ``alpha s + beta`` for ``s`` in ``[pa, pb]``), and a stretch ``[dlo, dhi]``
-    (degrees) of align angles on which the wheel ``theta = th0 - (delta - d0)`` keeps
-    one sign and stays within 90 degrees."""
-
-    sign: int
-    alpha: float
-    beta: float
-    pa: float
-    pb: float
-    dlo: float
-    dhi: float
-    th0: float
-    d0: float
-
-    @property
-    def h(self) -> float:
-        return 1.0 if self.th0 > 0 else -1.0
-
-
-def cells(ch: Block, fr: Facing) -> list[Cell]:
-    out: list[Cell] = []
-    for sign in (1, -1):
-        ends = [0.0 if abs(e) <= 1e-9 else e for e in _region_ends(ch, fr, sign)]
-        for (pa, pb), (alpha, beta) in _pieces_rules(ch, fr, sign):
-            if pb < pa - 1e-12:
-                continue
-            for e0, e1 in zip(ends, ends[1:], strict=False):
-                if e1 - e0 <= 1e-12:
-                    continue
-                mid = (e0 + e1) / 2
-                th = wrap_deg(fr.psi - mid - ch.facing)
-                if abs(th) > MAX_WHEEL + 1e-9 or th == 0:
-                    continue
-                out.append(Cell(sign, alpha, beta, pa, max(pa, pb), e0, e1, th, mid))
-    return out
-
-
-_AT3_KEYS = ("Px", "Py", "th", "dist", "n1", "n2", "rho", "st", "ddist")
-
-
-class _Geo:
-    """Closed forms of one charger against one facing (vectorised over offsets and
-    angles): the pre-align front middle ``P`` in the charger's starting frame, the
-    wheel, the distance, and ``d1 sin(theta)``, ``d2 sin(theta)``."""
-
-    def __init__(self, ch: Block, fr: Facing) -> None:
-        self.ch, self.fr = ch, fr
-        self.w = ch.width
-        self.R = math.hypot(ch.width, ch.depth)
-        self.F0 = np.asarray(ch.F, float)
-        self.f0 = np.asarray(ch.f, float)
-        self.l0 = np.asarray(ch.l, float)
-        # the frames as plain floats, for ``at3``
-        self.k3 = (float(fr.mid[0]) - float(self.F0[0]), float(fr.mid[1]) - float(self.F0[1]),
-                   float(fr.t[0]), float(fr.t[1]), float(fr.n[0]), float(fr.n[1]),
-                   float(self.f0[0]), float(self.f0[1]), float(self.l0[0]), float(self.l0[1]))
-
-    def at3(self, c: Cell, S: tuple[float, ...], d: float) -> dict[str, list[float]]:
-        """``at`` for a few offsets at one align angle, in plain floats (the box
-        bounds call it for every box; numpy is slower for three points)."""
-        w = self.w
-        mx, my, tx, ty, nx, ny, fx, fy, lx, ly = self.k3
-        a = math.radians(-d)
-        ca, sa = math.cos(a), math.sin(a)
-        th = math.radians(c.th0 - (d - c.d0))
-        h = c.h * w / 2
-        st, ct = math.sin(th), math.cos(th)
-        tt = math.tan(th / 2)
-        sg = (th > 0) - (th < 0)
-        rows = []
-        for S_ in S:
-            xp = c.alpha * S_ + c.beta
-            vx = S_ - xp
-            px, py = xp + ca * vx, sa * vx
-            X, Y = mx + px * tx + py * nx, my + px * ty + py * ny
-            Px, Py = X * fx + Y * fy, X * lx + Y * ly
-            dpx, dpy = sa * vx, -ca * vx
-            dX, dY = dpx * tx + dpy * nx, dpx * ty + dpy * ny
-            dPx, dPy = dX * fx + dY * fy, dX * lx + dY * ly
-            rows.append((Px, Py, th, Px + (Py - 2 * h) * tt + w * abs(th), Px * st - Py * ct - h * (1 - ct),
-                         Py - h * (1 - ct), abs(vx), st, dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * sg))
-        return dict(zip(_AT3_KEYS, (list(col) for col in zip(*rows, strict=True)), strict=True))
-
-    def at(self, c: Cell, S: np.ndarray, D: np.ndarray) -> dict[str, np.ndarray]:
-        fr, w = self.fr, self.w
-        xp = c.alpha * S + c.beta
-        a = np.radians(-D)
-        vx = S - xp
-        px = xp + np.cos(a) * vx
-        py = np.sin(a) * vx
-        X = fr.mid[0] + px * fr.t[0] + py * fr.n[0] - self.F0[0]
-        Y = fr.mid[1] + px * fr.t[1] + py * fr.n[1] - self.F0[1]
-        Px = X * self.f0[0] + Y * self.f0[1]
-        Py = X * self.l0[0] + Y * self.l0[1]
-        th = np.radians(c.th0 - (D - c.d0))
-        h = c.h * w / 2
-        st, ct = np.sin(th), np.cos(th)
-        dist = Px + (Py - 2 * h) * np.tan(th / 2) + w * np.abs(th)
-        n2 = Py - h * (1 - ct)
-        n1 = Px * st - Py * ct - h * (1 - ct)
-        # the rates along the align angle (per radian): P turns about the contact
-        # point (radius |vx|), the wheel goes down as the align goes up
-        dpx, dpy = np.sin(a) * vx, -np.cos(a) * vx
-        dX = dpx * fr.t[0] + dpy * fr.n[0]
-        dY = dpx * fr.t[1] + dpy * fr.n[1]
-        dPx = dX * self.f0[0] + dY * self.f0[1]
-        dPy = dX * self.l0[0] + dY * self.l0[1]
-        tt = np.tan(th / 2)
-        ddist = dPx + dPy * tt - (Py - 2 * h) * (1 + tt * tt) / 2 - w * np.sign(th)
-        return {"Px": Px, "Py": Py, "th": th, "dist": dist, "n1": n1, "n2": n2, "rho": np.abs(vx),
-                "st": st, "ddist": ddist}
 
 
 @dataclass
@@ -232,7 +112,7 @@ class Detour:
     boxes: int
 
 
-class Search:
+class Search(Slides):
     """The branch and bound of one charger against one facing, with its obstacles and
     the exact clear check ``clear(s, delta)`` (an approach and its steps, or None)."""
 
@@ -716,95 +596,3 @@ class Search:
             # from the edge of the overlap the test allows onto a real touch
             best = settle(self, cs[best_cell], best, s_fixed)
         return Detour(best, low, proven, boxes)
-
-    def _try(self, s: float, d: float) -> Found | None:
-        self.checks += 1
-        return self.clear(s, d)
-
-    #: (for ``detour_touch``)
-    try_at, edge_tol = _try, EDGE_TOL
-
-    def _polish(self, c: Cell, found: Found, s0: float, s1: float, d0: float, d1: float) -> Found:
-        """Slide a clear approach towards shorter ones inside its box: along the offset
-        (the distance is affine in it for a fixed angle) to the box's end or to where
-        it meets the obstacle (bisection), then likewise along the angle towards the
-        shorter end of the box, then along the offset again; before and after, along
-        the edge where d1 or d2 is zero when it lies there (``_slide_edge``)."""
-        found = self._slide_edge(c, found, d0, d1)
-        found = self._slide(c, found, s0, s1, True)
-        found = self._slide(c, found, d0, d1, False)
-        found = self._slide(c, found, s0, s1, True)
-        return self._slide_edge(c, found, d0, d1)
-
-    def edge_s(self, c: Cell, d: float, which: str) -> float | None:
-        """The offset (in the cell) where, at align angle ``d``, ``d1`` (``which`` =
-        "n1") or ``d2`` ("n2") is zero: both are affine in the offset for a fixed
-        angle, so the root of the line through the cell's two ends."""
-        v = self.g.at(c, np.array([c.pa, c.pb]), np.array([d, d]))
-        a0, a1 = float(v[which][0]), float(v[which][1])
-        if a0 == a1 or c.pb <= c.pa:
-            return None
-        r = c.pa + (c.pb - c.pa) * a0 / (a0 - a1)
-        return r if c.pa <= r <= c.pb else None
-
-    def _slide_edge(self, c: Cell, found: Found, d0: float, d1: float) -> Found:
-        """A clear approach with no forward move before (or after) its wheel lies on
-        the edge of the approaches that exist; the shortest clear one is often there
-        too, where the edge meets an obstacle. Slide along that edge (the offset from
-        ``edge_s``) over the box's angles towards the shorter end, to it or to where
-        it meets the obstacle (bisection to ``POLISH_TOL``)."""
-        ap = found[0]
-        for which, dv in (("n1", float(ap.d1)), ("n2", float(ap.d2))):  # type: ignore[attr-defined]
-            if dv > EDGE_TOL or d1 - d0 <= POLISH_TOL:
-                continue
-            d = float(found[0].delta)  # type: ignore[attr-defined]
-
-            def at(x: float, which: str = which) -> Found | None:
-                se = self.edge_s(c, x, which)
-                return None if se is None else self._try(se, x)
-
-            ends = [e for e in (d0, d1) if self.edge_s(c, e, which) is not None]
-            if not ends:
-                continue
-            dist = [float(self.g.at(c, np.array([self.edge_s(c, e, which)]), np.array([e]))["dist"][0])
-                    for e in ends]
-            far = ends[int(np.argmin(dist))]
-            got = at(far)
-            if got is not None:
-                if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
-                    found = got
-                continue
-            found = _polish(at, d, far, found)
-        return found
-
-    def _slide(self, c: Cell, found: Found, lo: float, hi: float, along_s: bool) -> Found:
-        ap = found[0]
-        s, d = float(ap.s), float(ap.delta)  # type: ignore[attr-defined]
-        if hi - lo <= POLISH_TOL:
-            return found
-        if along_s:
-            v = self.g.at(c, np.array([lo, hi]), np.array([d, d]))
-        else:
-            v = self.g.at(c, np.array([s, s]), np.array([lo, hi]))
-        far = lo if v["dist"][0] < v["dist"][1] else hi
-        at = (lambda x: self._try(x, d)) if along_s else (lambda x: self._try(s, x))
-        got = at(far)
-        if got is not None:
-            return got if got[0].distance < ap.distance else found  # type: ignore[attr-defined]
-        return _polish(at, (s if along_s else d), far, found)
-
-
-def _polish(at: Callable[[float], Found | None], good: float, bad: float, found: Found) -> Found:
-    """Bisect between a clear parameter ``good`` and a blocked one ``bad`` to
-    ``POLISH_TOL``, keeping the shortest clear approach met on the way."""
-    while abs(good - bad) > POLISH_TOL:
-        budget.check()
-        m = (good + bad) / 2
-        got = at(m)
-        if got is not None:
-            good = m
-            if got[0].distance < found[0].distance:  # type: ignore[attr-defined]
-                found = got
-        else:
-            bad = m
-    return found

@@ -16,7 +16,8 @@ import numpy as np
 
 from ...geometry.shapes import TOL
 from .block import Block, Facing
-from .geom import Shape, near_interval
+from .geom import Shape
+from .geom_move import near_interval
 from .memo import table as memo_table
 from .reach import contact_range
 from .world import Obstacle

@@ -19,7 +19,7 @@ trigonometric polynomials (``trigpoly.TP``), found exactly:
   and where a corner's path starts or stops grazing something;
 * where a rear corner's contact time equals a front feature's (the front stops
   being first);
-* where the wheel itself first meets an obstacle (``geom.first_contact_turn``).
+* where the wheel itself first meets an obstacle (``geom_turn.first_contact_turn``).
 
 Between two neighbouring candidates the cost is smooth and the set of features in
 play is fixed, so the least cost is at a candidate, at a stationary point of a round

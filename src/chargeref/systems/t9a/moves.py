@@ -13,17 +13,11 @@ from ... import budget
 from ...geometry.shapes import TOL
 from .block import FACINGS, Block
 from .charge import count_1d, target_profile
+from .flee_forward import closing_forwards
 from .flee_wheel import BISECT_TOL, best_wheel, critical_wheels
-from .geom import (
-    Shape,
-    gap,
-    near_interval,
-    rot_sweep_gap,
-    sweep_translate,
-    time_of_impact,
-    unit,
-    wrap_deg,
-)
+from .geom import Shape, gap, sweep_translate, unit, wrap_deg
+from .geom_move import near_interval, time_of_impact
+from .geom_turn import rot_sweep_gap
 from .world import Blocked, Obstacle, Step, World, run_steps
 
 #: units that may not touch stop this far short (in inches; see docs/t9a.md)
@@ -277,7 +271,7 @@ def flee_move(world: World, u: Block, away_from: np.ndarray, rolled: float) -> F
             {"friend": fr_, "enemy": en_, "terrain": te_}[cls].append(oid)
     destroyed = not world.shape_on_board(sweep) or _touches_edge(world, sweep)
     if turn and sh.kind == "poly" and not destroyed:
-        from .geom import rot_sweep_extent
+        from .geom_turn import rot_sweep_extent
 
         destroyed = not world.on_board_box(rot_sweep_extent(u.shape(), c, math.radians(turn)))
     return FleeResult(u.id, heading, float(rolled), k, steps, destroyed, fr_, en_, te_, past)
@@ -453,7 +447,9 @@ def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], 
     and the strip the charger then moves along); and every place where a shape
     enters or leaves the circle a corner runs on in a wheel (``reach_crossings``), so
     that a stretch where a wheel gets past between two shapes, one left behind and
-    one not yet reached, has its ends among the candidates."""
+    one not yet reached, has its ends among the candidates; and every place where
+    the clear wheels between two contacts that depend on the wheel close up
+    (``flee_forward.closing_forwards``)."""
     f = ch.f
     sh = ch.shape()
     assert sh.V is not None
@@ -495,7 +491,40 @@ def forward_events(world: World, ch: Block, fleer: Block, obst: list[Obstacle], 
                     if 0.0 < d < dmax:
                         out.add(d)
         out |= {d for d in reach_crossings(ch, shp, g) if 0.0 < d < dmax}
+    # where the clear wheels between two wheel-dependent contacts (the strip of the
+    # move after the wheel, a side of the charger during it) close up
+    shapes = [(fleer.shape(), 0.0)] + [(o.shape, o.min_gap) for o in obst if o.uid != fleer.id]
+    # (``ok`` allows TOL less than the gap: the exact gap less the slack is asked for)
+    loose = [Obstacle(o.uid, o.cls, o.shape, o.min_gap + TOL - CLOSE_SLACK, False) for o in obst if o.uid != fleer.id]
+    for d, wheel in closing_forwards(ch, shapes, dmax):
+        budget.check()
+        if 0.0 < d < dmax and d not in out and _may_close(world, ch, fleer, d, wheel, loose):
+            out.add(d)
     return sorted(out)
+
+
+#: how far (inch) a move where clear wheels close up may come closer to an obstacle
+#: than its least gap (the rounding of a meeting point of two exact contacts)
+CLOSE_SLACK = 1e-9
+
+
+def _may_close(world: World, ch: Block, fleer: Block, d1: float, wheel: float, loose: list[Obstacle]) -> bool:
+    """Whether clear wheels can close up at ``(d1, wheel)``. There they are the limit of
+    moves that keep every least gap exactly, and every gap of a move changes
+    continuously with it, so the move there (forward ``d1``, the wheel, then straight
+    on to the first contact with the fleeing unit) keeps every gap but
+    ``CLOSE_SLACK`` (``loose``: the obstacles asking that, touching allowed). A
+    necessary condition, tried once for each meeting point instead of a search of the
+    wheels: a meeting of two contacts inside another obstacle (or within the 1e-6
+    overlap a move may have) is no end of a clear stretch. The ends of the stretch
+    that overlap allows are within about 1e-6 of these and are bisected to as before
+    (``best_forward``)."""
+    b1 = ch.forward(d1).wheeled(wheel)
+    steps = [Step("forward", d1, label="advance"), Step("wheel", wheel, label="wheel")]
+    k = time_of_impact(b1.shape(), b1.f, fleer.shape())
+    if k is not None and k > 0:
+        steps.append(Step("forward", k, label="advance"))
+    return world.check_steps(ch, steps, loose) is None
 
 
 def reach_crossings(ch: Block, shp: Shape, g: float) -> list[float]:

@@ -112,7 +112,7 @@ def model_moves(rec: MoveRecord, contacts: dict[str, list[str]] | None = None) -
                     "to": [_r(C1[i][0]), _r(C1[i][1])],
                     "distance": _r(dist[i]),
                     "contacts": sorted((contacts or {}).get(mid, [])),
-                    "path": [[_r(p[0]), _r(p[1])] for p in _dedupe(pts)],
+                    "path": _path_rounded(pts),
                     "facing": _r(end.facing % 360.0),
                 }
             )
@@ -120,10 +120,36 @@ def model_moves(rec: MoveRecord, contacts: dict[str, list[str]] | None = None) -
     return out
 
 
+#: consecutive path points closer than this (inch) are one point
+DEDUPE_TOL = 1e-12
+
+
+def _path_rounded(pts: list[np.ndarray]) -> list[list[float]]:
+    """``[[_r(x), _r(y)] for (x, y) in _dedupe(pts)]`` in plain floats: the same points
+    dropped and the same rounded values (a path has a point every few degrees of each
+    turn, and numpy costs more than the arithmetic for one point). The differences
+    are the numpy ones (IEEE subtraction either way); a step is kept at once when one
+    of its components alone exceeds twice the tolerance (its length is at least that
+    component), dropped at once when the two together stay below half of it (its
+    length is at most their sum), and otherwise decided by ``np.hypot`` as
+    ``_dedupe`` does."""
+    out: list[tuple[float, float]] = []
+    for x, y in np.asarray(pts, dtype=float).tolist():
+        if out:
+            dx, dy = abs(x - out[-1][0]), abs(y - out[-1][1])
+            if dx <= 2 * DEDUPE_TOL and dy <= 2 * DEDUPE_TOL and (
+                    dx + dy < DEDUPE_TOL / 2 or not float(np.hypot(dx, dy)) > DEDUPE_TOL):
+                continue
+        out.append((x, y))
+    if len(out) == 1:
+        out.append(out[0])
+    return [[round(x, 9), round(y, 9)] for x, y in out]
+
+
 def _dedupe(pts: list[np.ndarray]) -> list[np.ndarray]:
     out: list[np.ndarray] = []
     for p in pts:
-        if not out or float(np.hypot(*(p - out[-1]))) > 1e-12:
+        if not out or float(np.hypot(*(p - out[-1]))) > DEDUPE_TOL:
             out.append(p)
     if len(out) == 1:
         out.append(out[0])

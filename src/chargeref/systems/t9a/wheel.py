@@ -72,7 +72,79 @@ def contact_offset(s: float, sign: int, width: float, length: float) -> float:
 
 def candidate_deltas(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -> list[float]:
     """The align angles (degrees) at which an approach to offset ``s`` can be
-    shortest: the ends of each feasible piece (see the module docstring)."""
+    shortest: the ends of each feasible piece (see the module docstring).
+
+    A wheel is kept when it is within ``max_wheel`` (+``ANGLE_EPS``) and its align
+    angle has the sign of the contact rule and is at most 90 degrees; the align is
+    then clamped to ``MAX_ALIGN``. (Written out inline, the same operations in the
+    same order as ``_candidate_deltas_ref``: it is called for every candidate offset.)"""
+    w, L = ch.width, fr.length
+    th0 = wrap_deg(fr.psi - ch.facing)
+    r0 = math.radians(ch.facing)
+    f0x, f0y = math.cos(r0), math.sin(r0)  # forward; left is (-f0y, f0x)
+    F0 = ch.F
+    mx, my = float(fr.mid[0]) - float(F0[0]), float(fr.mid[1]) - float(F0[1])
+    tx, ty = float(fr.t[0]), float(fr.t[1])
+    alpha = math.atan2(-f0y * tx + f0x * ty, f0x * tx + f0y * ty)
+    beta = alpha - math.radians(th0)
+    sb, cb = math.sin(beta), math.cos(beta)
+    lim = max_wheel + ANGLE_EPS
+    fmod, degrees, acos, atan2, hypot = math.fmod, math.degrees, math.acos, math.atan2, math.hypot
+    out: set[float] = {0.0}
+    add = out.add
+    half = w / 2
+    for sign in (1, -1):
+        # the wheels that do not depend on the offset: none, the one giving the
+        # largest align (its limit), the largest wheel either way
+        for td in (0.0, wrap_deg(th0 - sign * 90.0), max_wheel, -max_wheel):
+            if abs(td) > lim:
+                continue
+            d = fmod(th0 - td, 360.0)
+            if d <= -180.0:
+                d += 360.0
+            elif d > 180.0:
+                d -= 360.0
+            if 0.0 < sign * d <= 90.0:
+                add(MAX_ALIGN if d > MAX_ALIGN else (-MAX_ALIGN if d < -MAX_ALIGN else d))
+        xp = (s + half if s + half < L / 2 else L / 2) if sign > 0 else (s - half if s - half > -L / 2 else -L / 2)
+        Xx, Xy = mx + xp * tx, my + xp * ty
+        xx, xy = Xx * f0x + Xy * f0y, -Xx * f0y + Xy * f0x
+        k = s - xp
+        ksb, kcb = k * sb, k * cb
+        for sg in (1, -1):
+            h = sg * w / 2
+            # d1 = 0 and d2 = 0, each a sin(t) + b cos(t) + c = 0 (``_trig_roots``)
+            for a, b, c in ((xx, h - xy, -ksb - h), (kcb, ksb + h, xy - h)):
+                r = hypot(a, b)
+                if r < 1e-15:
+                    continue
+                q = -c / r
+                if abs(q) > 1.0 + 1e-12:
+                    continue
+                q = max(-1.0, min(1.0, q))
+                phi = atan2(a, b)
+                g = acos(q)
+                for t in ((phi + g, phi - g) if g > 0 else (phi,)):
+                    td = fmod(degrees(t), 360.0)
+                    if td <= -180.0:
+                        td += 360.0
+                    elif td > 180.0:
+                        td -= 360.0
+                    if not sg * td > 0 or abs(td) > lim:
+                        continue
+                    d = fmod(th0 - td, 360.0)
+                    if d <= -180.0:
+                        d += 360.0
+                    elif d > 180.0:
+                        d -= 360.0
+                    if 0.0 < sign * d <= 90.0:
+                        add(MAX_ALIGN if d > MAX_ALIGN else (-MAX_ALIGN if d < -MAX_ALIGN else d))
+    return sorted(out, key=abs)
+
+
+def _candidate_deltas_ref(ch: Block, fr: Facing, s: float, max_wheel: float = 90.0) -> list[float]:
+    """``candidate_deltas`` as first written, with a helper per step (the tests
+    compare the two)."""
     w, L = ch.width, fr.length
     th0 = wrap_deg(fr.psi - ch.facing)
     r0 = math.radians(ch.facing)

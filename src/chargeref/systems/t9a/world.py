@@ -19,14 +19,12 @@ from .geom import (
     gap_lower,
     gap_ok,
     near,
-    rot_pts,
-    rot_sweep_extent,
-    rot_sweep_gap_v,
     sweep_translate,
     turn_gap_lower,
     turn_gap_lower_own,
     unit,
 )
+from .geom_turn import rot_pts, rot_sweep_extent, rot_sweep_gap_v
 from .memo import table as memo_table
 
 #: how far below ``turn_gap_lower`` the exact sweep's value may fall by rounding alone
