@@ -97,9 +97,9 @@ def test_failed_move_is_the_full_loops_ruling(monkeypatch: pytest.MonkeyPatch, x
     assert calls == []  # the shortcut built no turned end
     built: list[int] = []
     monkeypatch.setattr(settle_pivots, "with_turns", lambda st, m, o: full_with_turns(st, m, o, built))
-    import chargeref.systems.w40k.settle as settle_mod
+    import chargeref.systems.w40k.settle_spots as settle_spots
 
-    monkeypatch.setattr(settle_mod, "with_turns", lambda st, m, o: full_with_turns(st, m, o, built))
+    monkeypatch.setattr(settle_spots, "with_turns", lambda st, m, o: full_with_turns(st, m, o, built))
     full = _ruling(scen, 2)
     assert sum(built) > 0  # the full loop did build turned ends (and dropped them)
     assert json.dumps(fast.model_dump(mode="json"), sort_keys=True) == json.dumps(full.model_dump(mode="json"), sort_keys=True)
