@@ -130,6 +130,14 @@ def judge(kind: str, doc: dict[str, Any], req: dict[str, Any], cpu: float) -> tu
             return None, used, err, []
         verdict = [(r.get("eligible"), r.get("success"), (r.get("needed") or {}).get("roll")) for r in data["rulings"]]
         return verdict, used, err, check_phase(doc, data)
+    if kind in ("spread", "duty", "dutytight"):
+        r, used, err = _limited(lambda: service.charge(doc, req["charger"], req["targets"], dice=req["dice"],
+                                                       time_limit=0), cpu)
+        if r is None:
+            return None, used, err, []
+        n = r.get("needed") or {}
+        verdict = (r.get("success"), n.get("roll"), None if n.get("distance") is None else round(n["distance"], 6))
+        return verdict, used, err, [str(f) for f in referee.check(doc, r) + rf.charge_duty_witnesses(doc, r)]
     if kind == "odds":
         res, used, err = _limited(lambda: check_odds(doc, req), cpu)
         if res is None:
@@ -157,6 +165,12 @@ def make(kind: str, seed: int, cpu: float) -> tuple[dict[str, Any] | None, dict[
         return (*fgen.heroic9_40k(seed), "")
     if kind == "phase":
         return fgen.phase_40k(seed), {}, ""
+    if kind == "spread":
+        return (*fgen.ed11_spread_40k(seed), "")
+    if kind == "duty":
+        return (*gen.scenario_40k(seed), "")
+    if kind == "dutytight":
+        return (*gen.scenario_40k(seed, tight=True), "")
     if kind == "odds":
         return (*gen.duel_40k(seed), "") if seed % 2 else (*gen.scenario_40k(seed), "")
     # charged / wallfight: rule a generated charge, fight in its `after`

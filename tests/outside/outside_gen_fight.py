@@ -210,3 +210,54 @@ def phase_40k(seed: int) -> dict[str, Any]:
         ]
         return scen
     raise RuntimeError(f"seed {seed}: no Z")
+
+
+def ed11_spread_40k(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Edition 11: unit A in one long rank (6.5" to 8.9" from end to end, so its 9"
+    spread limit is near) charging one or two enemy units standing well apart ahead of
+    it, so that fanning out toward both would break the 9"; sometimes a bystander enemy
+    between them (2" engagement range at the end only)."""
+    rng = random.Random(seed)
+    for _attempt in range(300):
+        heading = rng.uniform(0, 2 * math.pi)
+        ux, uy = math.cos(heading), math.sin(heading)
+        lx, ly = -uy, ux
+        abase = {"round": rng.choice([25.0, 28.5, 32.0])}
+        n = rng.randint(4, 9)
+        e = _extent(abase)
+        length = rng.uniform(6.5, 8.9)
+        spacing = (length - 2 * e) / (n - 1) - 2 * e
+        if not 0.05 <= spacing <= 1.9:
+            continue
+        ac = (CX - ux * 5, CY - uy * 5)
+        spots = [(ac[0] + lx * (i - (n - 1) / 2) * (2 * e + spacing), ac[1] + ly * (i - (n - 1) / 2) * (2 * e + spacing))
+                 for i in range(n)]
+        A = _unit("A", 1, spots, abase, round(math.degrees(heading) % 360, 3), ["INFANTRY"])
+        units = [A]
+        targets = []
+        spread = rng.uniform(4, 9)
+        for tid, side in (("B", -1), ("C", 1))[: rng.choice([1, 2, 2])]:
+            tbase = _base(rng)
+            ahead = rng.uniform(3.0, 8.0)
+            tc = (ac[0] + ux * ahead + lx * side * spread, ac[1] + uy * ahead + ly * side * spread)
+            T = _unit(tid, 2, _block(rng, rng.choice([1, 2, 3]), tbase, tc, heading + math.pi, 0.3), tbase,
+                      round(math.degrees(heading + math.pi) % 360, 3), ["INFANTRY"])
+            units.append(T)
+            targets.append(tid)
+        if rng.random() < 0.3:
+            bbase = _base(rng)
+            bc = (ac[0] + ux * rng.uniform(4, 8), ac[1] + uy * rng.uniform(4, 8))
+            units.append(_unit("D", 2, [bc], bbase, 0.0, ["INFANTRY"]))
+        if not all(_fits(u) for u in units) or not _coherent(A, 11):
+            continue
+        if not all(_clear(u, [o for o in units if o is not u and o["player"] != u["player"]], 2.3, [])
+                   for u in units[1:]):
+            continue
+        if not all(_clear(u, [o for o in units[1:] if o is not u], 0.2, []) for u in units[1:]):
+            continue
+        if any(min(gap(a, b) for a in _shapes(A) for b in _shapes(u)) > 11.5 for u in units[1:]):
+            continue
+        scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": 11}, "board": {"width": W, "depth": D},
+                "units": units}
+        return scen, {"charger": "A", "targets": targets, "dice": [rng.randint(2, 6), rng.randint(2, 6)]}
+    raise RuntimeError(f"seed {seed}: no scenario")

@@ -358,7 +358,8 @@ def charge_duty_witnesses(scen: dict[str, Any], ruling: dict[str, Any]) -> list[
     a straight move of it alone (within the roll, clear of every model where it stood
     and where it ended, of every wall, and in editions 9 and 10 of the engagement range
     of every non-target enemy model; ending on the board, out of every non-target's
-    engagement range, the unit coherent with its mates where they ended) would meet it
+    engagement range, the unit coherent with its mates where they ended and still
+    engaged with every target) would meet it
     is a finding. Successful charges only; token models and FLY are skipped."""
     F: list[Finding] = []
     if not ruling.get("success"):
@@ -413,6 +414,10 @@ def charge_duty_witnesses(scen: dict[str, Any], ruling: dict[str, Any]) -> list[
             mates = [o for o in after.values() if o.unit == unit and o.id != mid]
             mates.append(Model(mid, m0.unit, m0.player, end, m0.z, m0.keywords))
             if coherency_problems(mates, ed, k):
+                continue
+            # the unit still engages every target with the model moved
+            if not all(any(gap(a.shape, o.shape) <= er - 1e-4 for a in mates for o in tms if o.unit == t)
+                       for t in targets):
                 continue
             g1 = min(gap(a1.shape, o.shape) for o in tms)
             code = "charge_no_base_contact" if ed == 10 else "charge_not_within_1"
