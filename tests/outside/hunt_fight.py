@@ -27,6 +27,7 @@ import outside_gen as gen  # noqa: E402
 import outside_gen_fight as fgen  # noqa: E402
 import referee  # noqa: E402
 import referee_fight as rf  # noqa: E402
+import referee_flee  # noqa: E402
 from hunt import CpuLimit, _on_xcpu  # noqa: E402
 
 SLOW = 10.0
@@ -138,6 +139,18 @@ def judge(kind: str, doc: dict[str, Any], req: dict[str, Any], cpu: float) -> tu
         n = r.get("needed") or {}
         verdict = (r.get("success"), n.get("roll"), None if n.get("distance") is None else round(n["distance"], 6))
         return verdict, used, err, [str(f) for f in referee.check(doc, r) + rf.charge_duty_witnesses(doc, r)]
+    if kind == "flee":
+        extras = {k: req[k] for k in ("reaction", "reaction_dice")}
+        r, used, err = _limited(lambda: service.charge(doc, req["charger"], req["targets"], dice=req["dice"],
+                                                       time_limit=0, **extras), cpu)
+        if r is None:
+            return None, used, err, []
+        fled = "B" not in {u["id"] for u in r["after"]["units"]} or "fleeing" in next(
+            (u.get("flags", []) for u in r["after"]["units"] if u["id"] == "B"), [])
+        finds = [str(f) for f in referee.check(doc, r)]
+        if fled:
+            finds += [str(f) for f in referee_flee.check_flee(doc, r, "B", req["reaction_dice"])]
+        return (r.get("procedure"), r.get("success"), fled), used, err, finds
     if kind == "odds":
         res, used, err = _limited(lambda: check_odds(doc, req), cpu)
         if res is None:
@@ -167,6 +180,8 @@ def make(kind: str, seed: int, cpu: float) -> tuple[dict[str, Any] | None, dict[
         return fgen.phase_40k(seed), {}, ""
     if kind == "spread":
         return (*fgen.ed11_spread_40k(seed), "")
+    if kind == "flee":
+        return (*referee_flee.t9a_flee(seed), "")
     if kind == "duty":
         return (*gen.scenario_40k(seed), "")
     if kind == "dutytight":
