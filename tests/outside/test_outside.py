@@ -354,6 +354,7 @@ import math  # noqa: E402
 import hunt_fight  # noqa: E402
 import outside_gen_fight as fgen  # noqa: E402
 import referee_fight  # noqa: E402
+import referee_flee  # noqa: E402
 
 R32 = 16 / 25.4
 
@@ -488,4 +489,47 @@ def test_edition_11_spread_and_within_1_duty(seed: int) -> None:
     the ruling passes the referee (coherency with the 9", 2" engagement) and no model
     could have ended within 1" of a target by a straight move alone."""
     recs = hunt_fight.run_case(("spread", seed, 60.0))
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
+
+
+def _flee_board(e_near: float) -> dict[str, Any]:
+    """T9A: A (centre x = 10) charges B (centre x = 20, 5 files of 20 mm, 2 ranks:
+    1.5748" deep) along +x; unit E (3x2 of 20 mm, facing +y: 2.3622" wide along x)
+    has its near edge at ``e_near`` on the flee line."""
+    mm = 1 / 25.4
+    bd = 2 * 20 * mm
+    ew = 3 * 20 * mm
+    return {"format": "chargeref/1", "system": "t9a", "board": {"width": 72, "depth": 48}, "units": [
+        {"id": "A", "player": 1, "formation": {"front": [10 + bd / 2, 24.0], "facing": 0, "files": 5, "models": 10,
+                                                "base": {"rect": [20, 20]}}, "advance_rate": 5, "march_rate": 10,
+         "discipline": 7},
+        {"id": "B", "player": 2, "formation": {"front": [20 - bd / 2, 24.0], "facing": 180, "files": 5, "models": 10,
+                                                "base": {"rect": [20, 20]}}},
+        {"id": "E", "player": 2, "formation": {"front": [e_near + ew / 2, 24.0 + 20 * mm], "facing": 90, "files": 3,
+                                                "models": 6, "base": {"rect": [20, 20]}}}]}
+
+
+@pytest.mark.parametrize("clear", [0.0, 0.001, 1.0])
+def test_t9a_flee_lengthened_past_a_unit_closed_form(clear: float) -> None:
+    """A flee of 7 that would end within 1" of E is lengthened until B's rear is more
+    than 1" past E's far edge: k = far edge + 1 + half B's depth - 20 (closed form). E
+    placed so the rolled 7 already ends ``clear`` more than 1" short of E: no lengthening
+    at 0.001" and 1"; at 0.0 (exactly 1", which is within) it is lengthened."""
+    mm = 1 / 25.4
+    half = 20 * mm  # half of B's depth (two 20 mm ranks)
+    e_near = 20 + 7 + half + 1 + clear
+    scen = _flee_board(e_near)
+    k_closed = e_near + 3 * 20 * mm + 1 + half - 20
+    k, ux, uy, _ = referee_flee.least_flee(scen, "B", "A", 7.0)
+    assert abs(ux - 1) < 1e-12 and abs(uy) < 1e-12
+    want = k_closed if clear == 0.0 else 7.0
+    assert abs(k - want) < 1e-6, (k, want)
+    r = service.charge(scen, "A", ["B"], dice=[1, 1], reaction="flee", reaction_dice=[3, 4])
+    assert "fleeing" in next(u for u in r["after"]["units"] if u["id"] == "B").get("flags", [])
+    assert [str(f) for f in referee_flee.check_flee(scen, r, "B", [3, 4])] == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_t9a_flee_rulings_pass_the_flee_referee(seed: int) -> None:
+    recs = hunt_fight.run_case(("flee", seed, 60.0))
     assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
