@@ -781,7 +781,9 @@ def check_40k_choices(scen: dict[str, Any], ruling: dict[str, Any]) -> list[Find
 
 def charge_odds(needed_roll: int | None, modifier: int, reroll: str) -> tuple[int, int]:
     """The exact chance (numerator, denominator) that 2D6 + modifier reaches the least
-    roll: ``none`` one roll; ``failed`` the whole 2D6 rolled again after a failure."""
+    roll: ``none`` one roll; ``failed`` the whole 2D6 rolled again after a failure;
+    ``one_die`` after a failure one die rolled again, the player keeping whichever die
+    gives the better chance (enumerated over both choices, 6**3 outcomes)."""
     if needed_roll is None:
         return 0, 1
     hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b + modifier >= needed_roll)
@@ -789,6 +791,14 @@ def charge_odds(needed_roll: int | None, modifier: int, reroll: str) -> tuple[in
         num, den = hits, 36
     elif reroll == "failed":
         num, den = 36 * 36 - (36 - hits) ** 2, 36 * 36
+    elif reroll == "one_die":
+        num, den = 0, 36 * 6
+        for a in range(1, 7):
+            for b in range(1, 7):
+                if a + b + modifier >= needed_roll:
+                    num += 6
+                else:  # keep one die, roll the other again: the better of the two choices
+                    num += max(sum(1 for c in range(1, 7) if keep + c + modifier >= needed_roll) for keep in (a, b))
     else:
         raise ValueError(reroll)
     g = math.gcd(num, den)

@@ -345,3 +345,191 @@ def test_cli_and_web_give_the_library_ruling_t9a_and_warmaster(system: str, seed
     assert [str(x) for x in referee.check(scen, lib)] == []
     web = TestClient(create_app()).post("/api/charge", json={"scenario": scen, **req})
     assert web.status_code == 200 and web.json() == lib
+
+
+# ----------------------------------------------------------------------- round 8: fight, heroic, phase, odds
+
+import math  # noqa: E402
+
+import hunt_fight  # noqa: E402
+import outside_gen_fight as fgen  # noqa: E402
+import referee_fight  # noqa: E402
+import referee_flee  # noqa: E402
+
+R32 = 16 / 25.4
+
+
+def _fight_pair(ed: int, gap0: float, to_gap: float, *, sideways: float = 0.0) -> tuple[dict, dict]:
+    """A1 (32 mm, unit A, charged) ``gap0`` from B1; the hand-written pile-in moves it
+    straight toward B1 until the gap is ``to_gap`` (and ``sideways`` across)."""
+    bx = 20.0 + 2 * R32 + gap0
+    scen = {"format": "chargeref/1", "system": "40k", "rules": {"edition": ed}, "board": {"width": 60, "depth": 44},
+            "units": [{"id": "A", "player": 1, "keywords": ["INFANTRY"], "flags": ["charged"],
+                       "models": [{"id": "A1", "at": [20.0, 20.0], "base": {"round": 32}}]},
+                      {"id": "B", "player": 2, "keywords": ["INFANTRY"],
+                       "models": [{"id": "B1", "at": [bx, 20.0], "base": {"round": 32}}]}]}
+    to = [20.0 + gap0 - to_gap, 20.0 + sideways]
+    after = copy.deepcopy(scen)
+    after["units"][0]["models"][0]["at"] = to
+    d = math.hypot(to[0] - 20.0, to[1] - 20.0)
+    ruling = {"charger": "A", "eligible": True, "success": True, "procedure": "pile_in",
+              "moves": [{"id": "A1", "from": [20.0, 20.0, 0.0], "to": [*to, 0.0], "distance": d}], "after": after}
+    return scen, ruling
+
+
+def _fcodes(scen: dict, ruling: dict, kind: str = "pile_in") -> set[str]:
+    return {f.code for f in referee_fight.check_fight(scen, ruling, "A", kind=kind)}
+
+
+def test_fight_referee_at_the_3_inch_edge() -> None:
+    assert _fcodes(*_fight_pair(10, 3.0, 0.0)) == set()
+    assert "over_3" in _fcodes(*_fight_pair(10, 3.001, 0.0))
+    assert _fcodes(*_fight_pair(10, 3.0 + 5e-7, 0.0)) == set()  # within the 1e-6 tolerance
+
+
+def test_fight_referee_closer_and_base_contact_duties() -> None:
+    # a model that moves but ends no closer to its closest enemy
+    scen, r = _fight_pair(10, 2.0, 2.0, sideways=0.5)
+    assert "not_closer_to_closest" in _fcodes(scen, r)
+    # edition 10: contact 2" away and clear, the model stops 0.5" short: a witness
+    scen, r = _fight_pair(10, 2.5, 0.5)
+    assert "no_base_contact" in _fcodes(scen, r)
+    # edition 9 has no base-contact duty; edition 10 with contact 3.001" away: no witness
+    assert _fcodes(*_fight_pair(9, 2.5, 0.5)) == set()
+    assert "no_base_contact" not in _fcodes(*_fight_pair(10, 3.001, 0.5))
+    # edition 10 moved and ends 1.001" away: not engaged
+    assert "moved_but_not_engaged" in _fcodes(*_fight_pair(10, 3.5, 1.001))
+    assert "moved_but_not_engaged" not in _fcodes(*_fight_pair(10, 3.5, 1.0))
+
+
+def test_fight_referee_catches_a_path_through_a_mate() -> None:
+    """Edition 9: no base crosses another's. A1 stays put; A2, behind it, is moved by
+    hand past it to its side, its straight path 0.884" from A1's centre (the bases
+    overlap 0.376" on the way); the same path 1.3" off passes it. Edition 10: infantry
+    pass through friends."""
+    def board(ed: int, off: float) -> tuple[dict, dict]:
+        scen, r = _fight_pair(ed, 2.0, 2.0)
+        r["moves"] = []
+        r["after"] = copy.deepcopy(scen)
+        fr = [20.0 - 2 * R32 - 0.5, 20.0 + off]
+        to = [20.5, 20.0 + 2 * R32 + 0.05 + off]
+        scen["units"][0]["models"].append({"id": "A2", "at": fr, "base": {"round": 32}})
+        r["after"]["units"][0]["models"].append({"id": "A2", "at": to, "base": {"round": 32}})
+        r["moves"].append({"id": "A2", "from": [*fr, 0.0], "to": [*to, 0.0], "distance": math.dist(fr, to)})
+        return scen, r
+
+    assert "path_through_mate" in _fcodes(*board(9, 0.0))
+    assert "path_through_mate" not in _fcodes(*board(9, 1.3))
+    assert "path_through_mate" not in _fcodes(*board(10, 0.0))
+
+
+@pytest.mark.parametrize("seed", [2, 7, 8, 9, 13, 18])
+def test_fight_rulings_pass_the_fight_referee(seed: int) -> None:
+    """Generated pile-ins and consolidations (editions 9, 10, 11), on the board, turned
+    and mirrored: every step passes the referee and the verdict does not change."""
+    recs = hunt_fight.run_case(("fight", seed, 60.0))
+    assert len(recs) >= 2
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 6, 8, 11])
+def test_heroic_interventions_pass_the_referee(seed: int) -> None:
+    recs = hunt_fight.run_case(("heroic", seed, 60.0))
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
+
+
+@pytest.mark.parametrize("gap,eligible", [(1.0, False), (1.001, True), (3.0, True), (3.001, False)])
+def test_heroic_9_eligibility_at_its_edges(gap: float, eligible: bool) -> None:
+    """Edition 9: a CHARACTER within 1" of an enemy may not intervene (it is engaged);
+    beyond 3" it is too far; 1.001" and 3.000" may."""
+    scen = _pair(9, gap)
+    scen["units"][0]["keywords"] = ["INFANTRY", "CHARACTER"]
+    r = service.heroic(scen, "A")
+    assert r["eligible"] is eligible
+    assert [str(f) for f in referee_fight.check_heroic9(scen, r, "A")] == []
+
+
+@pytest.mark.parametrize("kind,seed", [("wallfight", 106), ("wallfight", 113), ("charged", 409), ("charged", 416)])
+def test_fight_after_a_charge(kind: str, seed: int) -> None:
+    """A generated charge ruled, then pile-in and consolidation in its ``after``."""
+    recs = hunt_fight.run_case((kind, seed, 60.0))
+    assert [x["variant"] for x in recs][:1] == ["board"]
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
+
+
+@pytest.mark.parametrize("seed", [0])
+def test_phase_is_its_charges_in_order(seed: int) -> None:
+    """``phase``: each ruling is the charge ruled alone on the board the earlier charges
+    left, passes the referee, and the unit that charged first may not charge again."""
+    scen = fgen.phase_40k(seed)
+    data = service.phase(scen, 1)
+    assert hunt_fight.check_phase(scen, data) == []
+    last = data["rulings"][-1]
+    assert last["eligible"] is False and "already_charged" in [x["code"] for x in last["reasons"]]
+
+
+@pytest.mark.parametrize("reroll", ["none", "failed", "one_die"])
+def test_odds_against_our_enumeration(reroll: str) -> None:
+    """Every roll of the odds table, for three re-roll policies and four modifiers,
+    against our own count of the dice; and one board's odds at its least roll."""
+    scen, req = gen.duel_40k(1)
+    verdict, finds = hunt_fight.check_odds(scen, req)
+    assert finds == []
+    # by hand: 21 of 36 rolls make 7; the 15 others keep their higher die m and need
+    # 7 - m or more on the new one (m in 6): the m's of those 15 add up to 48, so
+    # 126/216 + 48/216 = 174/216 = 29/36
+    assert referee.charge_odds(7, 0, "one_die") == (29, 36)
+    assert referee.charge_odds(2, 0, "one_die") == (1, 1)
+    assert referee.charge_odds(13, 0, "one_die") == (0, 1)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 7])
+def test_edition_11_spread_and_within_1_duty(seed: int) -> None:
+    """Edition 11: a long rank near its 9" spread limit charging units well apart;
+    the ruling passes the referee (coherency with the 9", 2" engagement) and no model
+    could have ended within 1" of a target by a straight move alone."""
+    recs = hunt_fight.run_case(("spread", seed, 60.0))
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
+
+
+def _flee_board(e_near: float) -> dict[str, Any]:
+    """T9A: A (centre x = 10) charges B (centre x = 20, 5 files of 20 mm, 2 ranks:
+    1.5748" deep) along +x; unit E (3x2 of 20 mm, facing +y: 2.3622" wide along x)
+    has its near edge at ``e_near`` on the flee line."""
+    mm = 1 / 25.4
+    bd = 2 * 20 * mm
+    ew = 3 * 20 * mm
+    return {"format": "chargeref/1", "system": "t9a", "board": {"width": 72, "depth": 48}, "units": [
+        {"id": "A", "player": 1, "formation": {"front": [10 + bd / 2, 24.0], "facing": 0, "files": 5, "models": 10,
+                                                "base": {"rect": [20, 20]}}, "advance_rate": 5, "march_rate": 10,
+         "discipline": 7},
+        {"id": "B", "player": 2, "formation": {"front": [20 - bd / 2, 24.0], "facing": 180, "files": 5, "models": 10,
+                                                "base": {"rect": [20, 20]}}},
+        {"id": "E", "player": 2, "formation": {"front": [e_near + ew / 2, 24.0 + 20 * mm], "facing": 90, "files": 3,
+                                                "models": 6, "base": {"rect": [20, 20]}}}]}
+
+
+@pytest.mark.parametrize("clear", [0.0, 0.001, 1.0])
+def test_t9a_flee_lengthened_past_a_unit_closed_form(clear: float) -> None:
+    """A flee of 7 that would end within 1" of E is lengthened until B's rear is more
+    than 1" past E's far edge: k = far edge + 1 + half B's depth - 20 (closed form). E
+    placed so the rolled 7 already ends ``clear`` more than 1" short of E: no lengthening
+    at 0.001" and 1"; at 0.0 (exactly 1", which is within) it is lengthened."""
+    mm = 1 / 25.4
+    half = 20 * mm  # half of B's depth (two 20 mm ranks)
+    e_near = 20 + 7 + half + 1 + clear
+    scen = _flee_board(e_near)
+    k_closed = e_near + 3 * 20 * mm + 1 + half - 20
+    k, ux, uy, _ = referee_flee.least_flee(scen, "B", "A", 7.0)
+    assert abs(ux - 1) < 1e-12 and abs(uy) < 1e-12
+    want = k_closed if clear == 0.0 else 7.0
+    assert abs(k - want) < 1e-6, (k, want)
+    r = service.charge(scen, "A", ["B"], dice=[1, 1], reaction="flee", reaction_dice=[3, 4])
+    assert "fleeing" in next(u for u in r["after"]["units"] if u["id"] == "B").get("flags", [])
+    assert [str(f) for f in referee_flee.check_flee(scen, r, "B", [3, 4])] == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_t9a_flee_rulings_pass_the_flee_referee(seed: int) -> None:
+    recs = hunt_fight.run_case(("flee", seed, 60.0))
+    assert [(x["variant"], x["error"], x["findings"]) for x in recs if x["error"] or x["findings"]] == []
