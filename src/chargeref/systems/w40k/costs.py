@@ -241,8 +241,69 @@ class CostBook:
         self.exact[m.id][pend[clear]] = True
         self.pending[m.id][pend] = False
 
+    # ------------------------------------------------------------------ owed plans
+    # perf, exact (round 8, issue 13): where the search used to plan a set of spots at
+    # once (every usable spot of a model whose chosen spot was a bound; every spot the
+    # reachability test asks about) it now marks them "owed" and plans them when some
+    # reader needs their value. The rule every reader keeps: the value of a spot is
+    # what it was before this change, i.e. the planned cost of an owed spot. A reader
+    # may take an owed spot's stored bound only where the bound already decides what
+    # it reads: the planned cost is never below the bound (a path is never shorter
+    # than the straight line, and the climb and turn terms are the same on both), so
+    # "bound > x" proves "planned > x" and a score on the bound is never below the
+    # score once planned. Everywhere else it pays the debt first (``pay``): planning a
+    # spot later gives the very number planning it then would have (a field answers
+    # each goal from that goal alone, pivots.MemoField; the straight-line verdict of a
+    # pair is its own, _settle), so the values every reader sees are the ones it saw
+    # before, and so is every ruling. Who reads what: the search's pick (solver
+    # _greedy: an upper bound that cannot win is left owed), the reachability test
+    # (solver.reachable_targets: pays cheapest first until each target's answer is
+    # known), ``cands``, and the candidate move lengths of ``needed`` (``pay_upto``).
+    def owed(self, mid: str) -> np.ndarray:
+        """Per spot of the model's bank: is its cost a bound whose planning is owed?"""
+        n = len(self.costs[mid])
+        o = self._owed.get(mid)
+        if o is None or len(o) < n:
+            new = np.zeros(max(n, 2 * (0 if o is None else len(o))), dtype=bool)
+            if o is not None:
+                new[: len(o)] = o
+            o = self._owed[mid] = new
+        return o[:n]
+
+    #: True: every owed spot is planned at once, as the search did before round 8 (the
+    #: reference the tests hold the owed bookkeeping to: tests/w40k/test_lazy_r8.py)
+    PAY_AT_ONCE = False
+
+    def owe(self, m: Model, idx: np.ndarray) -> None:
+        """Spots ``idx`` of model m are to be planned (as ``_resolve`` would) when read."""
+        if self.PAY_AT_ONCE:
+            self._resolve(m, idx)
+            return
+        idx = idx[~self.exact[m.id][idx]]
+        if len(idx):
+            self.owed(m.id)[idx] = True
+
+    def pay(self, m: Model, idx: np.ndarray) -> bool:
+        """Plan the owed spots among ``idx``; True when there were any."""
+        idx = idx[self.owed(m.id)[idx]]
+        if len(idx) == 0:
+            return False
+        self._resolve(m, idx)
+        return True
+
+    def pay_upto(self, limit: float) -> None:
+        """Plan every owed spot whose bound is within ``limit``: afterwards every cost
+        up to ``limit`` is the one the search used to remember (an owed spot over it
+        stays over it once planned)."""
+        for m in self.models:
+            o = self.owed(m.id)
+            if o.any():
+                self._resolve(m, np.flatnonzero(o & (self.costs[m.id] <= limit)))
+
     def _resolve(self, m: Model, idx: np.ndarray) -> None:
         """Replace lower-bound costs of spots ``idx`` of model m by planned path costs."""
+        if m.id in self._owed and len(idx):
+            self.owed(m.id)[idx] = False  # (planned now: nothing owed)
         self._settle(m, idx[~self.exact[m.id][idx]])
         idx = idx[~self.exact[m.id][idx]]
         if len(idx) == 0:
@@ -258,6 +319,7 @@ class CostBook:
 
     def cands(self, m: Model, R: float) -> Cands:
         b = self.banks[self.keys[m.id]]
+        self.pay(m, np.flatnonzero(self.costs[m.id] <= R + BUDGET_SLACK))
         cost = self.costs[m.id]
         closer = self.closer(m)
         use = b.ok & (cost <= R + BUDGET_SLACK)

@@ -122,3 +122,12 @@ class ScoreRows:
                 out[np.ix_(np.flatnonzero(must), np.flatnonzero(token_only))] = -np.inf
         j = out.argmax(axis=1)
         return j.tolist(), out[np.arange(a), j].tolist()
+
+    def scores(self, mid: str, base: np.ndarray, token_only: np.ndarray | None, normal_free: np.ndarray | None) -> np.ndarray:
+        """One waiting model's row of ``best``'s values (a new array): the same sums
+        and the same token rule, so its argmax is the spot ``best`` gives the model."""
+        r = self.row[mid]
+        out = self.NS[r, : self.n] + base
+        if token_only is not None and (self.U[r, : self.n] & normal_free).any():
+            out[token_only] = -np.inf
+        return out

@@ -195,6 +195,7 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
         self.costs: dict[str, np.ndarray] = {m.id: np.zeros(0) for m in self.models}
         self.exact: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
         self.pending: dict[str, np.ndarray] = {m.id: np.zeros(0, dtype=bool) for m in self.models}
+        self._owed: dict[str, np.ndarray] = {}  # costs.py: owed
         self._cbuf: dict[str, tuple[np.ndarray, ...]] = {}
         self._gbuf: dict[tuple, tuple[np.ndarray, ...]] = {}  # costs.py: _append_rows
         self._gof: dict[str, tuple] = {}
@@ -349,10 +350,33 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             if use.any():
                 # only planned costs decide reachability; a planned cost is never below
                 # the straight-line bound, so spots already over R stay out
-                self._resolve(m, np.nonzero(use)[0])
-                use &= self.costs[m.id] <= R + BUDGET_SLACK
-                out |= eng[use].any(axis=0)
+                out = self._reached(m, np.flatnonzero(use), eng, R, out)
         return out
+
+    def _reached(self, m: Model, idx: np.ndarray, eng: np.ndarray, R: float, known: np.ndarray) -> np.ndarray:
+        """``known`` (targets reached already) or, per target, does some spot of
+        ``idx`` engaging it cost m at most R once planned? Every spot of ``idx`` is owed (costs.py), and only as many are paid as
+        the answer needs: cheapest bound first, in doubling batches, a batch leaving out
+        the spots that engage only targets answered yes by now. The answer of a target
+        is yes as soon as one planned spot engaging it is within R, and no once every
+        spot engaging it is planned over R: the same answer as planning them all."""
+        self.owe(m, idx)
+        c = self.costs[m.id]
+        o = self.owed(m.id)
+        done = idx[~o[idx]]
+        out = known | eng[done[c[done] <= R + BUDGET_SLACK]].any(axis=0)
+        rest = idx[o[idx]]
+        k = REACH_FIRST
+        while True:
+            rest = rest[eng[rest][:, ~out].any(axis=1)]
+            if len(rest) == 0:
+                return out
+            budget.check()
+            rest = rest[np.argsort(c[rest], kind="stable")]
+            part, rest = rest[:k], rest[k:]
+            self.pay(m, part)
+            out |= eng[part[c[part] <= R + BUDGET_SLACK]].any(axis=0)
+            k *= 2
 
     # ------------------------------------------------------------------ the search
     def solve(self, R: float, improve: bool = True, tokens: bool = False) -> Placement | None:
@@ -544,6 +568,14 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
         # growth appends instead of copying; the term is recomputed when its weight
         # changes or when the model's costs are planned again)
         use = {m.id: Growing(usable(m)) for m in self.models}
+        # owed spots (costs.py) stand in ``use`` on their bounds. "No usable spot" is
+        # asked of planned costs: a model whose usable spots are all owed has them
+        # planned first (a spot with a non-owed usable cost is usable either way)
+        for m in self.models:
+            u = use[m.id].a
+            if u.any() and not (u & ~self.owed(m.id)).any():
+                self.pay(m, np.flatnonzero(u))
+                use[m.id] = Growing(usable(m))
         if any(not u.a.any() for u in use.values()):
             return None
         ui_of: dict[str, Growing] = {}
@@ -556,6 +588,26 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             if len(ms_k) * len(self.banks[k].pts) <= DENSE_CELLS:
                 ids = [m.id for m in ms_k]
                 dense[k] = ScoreRows(ids, np.stack([use.pop(mid).a for mid in ids]), np.stack([self.costs[mid] for mid in ids]), w0)
+
+        def refresh(m: Model) -> None:
+            """m's costs were planned again: its usable spots and score terms afresh."""
+            dg = dense.get(self.keys[m.id])
+            if dg is not None:
+                dg.reset(m.id, usable(m), self.costs[m.id])
+            else:
+                use[m.id] = Growing(usable(m))
+                ui_of.pop(m.id, None)
+                cw_of.pop(m.id, None)
+
+        def firm_normal(m: Model, feas: np.ndarray, normal_free: np.ndarray) -> bool:
+            """Walls rule: "can m reach a normal legal spot" is asked of planned costs.
+            When only owed spots could say yes, they are planned (True: m refreshed)."""
+            o = self.owed(m.id)
+            if (feas & normal_free & ~o).any() or not self.pay(m, np.flatnonzero(feas & normal_free & o)):
+                return False
+            refresh(m)
+            return True
+
         while len(placed) < n:
             budget.check()
             best = None
@@ -589,67 +641,99 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
                 if dg is not None:
                     if dg.w != w:
                         dg.reweigh(w, self.costs)
+                    if token_only is not None:
+                        for mid in list(dg.ids):
+                            firm_normal(by_id[mid], dg.U[dg.row[mid], : dg.n], terms[k][1])
                     js, vs = dg.best(terms[k][0], token_only, terms[k][1])
                     picks.update(zip(dg.ids, zip(js, vs, strict=True), strict=True))
-            for m in self.models:
-                if m.id in pos:
-                    continue
-                hit = picks.get(m.id)
-                if hit is not None:
-                    i, v = hit
-                    if math.isfinite(v) and (best is None or v > best[0] + 1e-12):
-                        best = (v, m.id, i)
-                    continue
+
+            def scores(m: Model, terms: dict = terms, w: float = w) -> tuple[np.ndarray, np.ndarray]:
+                """m's spots it may take now (index order) and its score on each (on
+                the bound where the spot is owed)."""
                 k = self.keys[m.id]
                 base, normal_free, token_only = terms[k]
+                dg = dense.get(k)
+                if dg is not None:
+                    return np.arange(dg.n), dg.scores(m.id, base, token_only, normal_free)
                 feas = use[m.id].a
                 # perf: the score only over the model's usable spots (in index order, so
                 # argmax picks the same first best spot the whole-bank score picks;
                 # unusable spots score -inf there and never win)
+                if token_only is not None and firm_normal(m, feas, normal_free):
+                    feas = use[m.id].a
                 if token_only is not None and (feas & normal_free).any():
                     # a model that can reach a normal legal spot must take one; only
                     # the others may use a token against the wall (seed 000, steps 3-4)
                     ui = np.flatnonzero(feas & ~token_only)
-                    if len(ui) == 0:
-                        continue
-                    sub = base[ui] - self.costs[m.id][ui] * w
-                else:
-                    g = ui_of.get(m.id)
-                    if g is None:
-                        g = ui_of[m.id] = Growing(np.flatnonzero(feas))
-                    ui = g.a
-                    if len(ui) == 0:
-                        continue
-                    # perf, exact: costs[ui] * w, kept: a model's costs change in the
-                    # search only where it is planned again, and then its record goes
-                    cw = cw_of.get(m.id)
-                    if cw is None or cw[0] != w:
-                        cw = cw_of[m.id] = (w, Growing(self.costs[m.id][ui] * w))
-                    # perf: the same gather and difference, in place (base.take(ui) is
-                    # base[ui]; the method calls skip numpy's function dispatch)
-                    sub = base.take(ui)
-                    sub -= cw[1].a
-                j = int(sub.argmax())
-                v = float(sub[j])
-                if math.isfinite(v) and (best is None or v > best[0] + 1e-12):
-                    best = (v, m.id, int(ui[j]))
+                    return ui, base[ui] - self.costs[m.id][ui] * w
+                g = ui_of.get(m.id)
+                if g is None:
+                    g = ui_of[m.id] = Growing(np.flatnonzero(feas))
+                ui = g.a
+                # perf, exact: costs[ui] * w, kept: a model's costs change in the
+                # search only where it is planned again, and then its record goes
+                cw = cw_of.get(m.id)
+                if cw is None or cw[0] != w:
+                    cw = cw_of[m.id] = (w, Growing(self.costs[m.id][ui] * w))
+                # perf: the same gather and difference, in place (base.take(ui) is
+                # base[ui]; the method calls skip numpy's function dispatch)
+                sub = base.take(ui)
+                sub -= cw[1].a
+                return ui, sub
+
+            # perf, exact: the pick of the eager search (every owed spot planned). Each
+            # model's best score is taken in turn, and replaces the best so far when
+            # it is larger by more than 1e-12, as before. An owed spot's score is on
+            # its bound, an upper bound on its planned score (costs.py), and a spot
+            # not owed scores what it did. So when m's best is an owed spot and cannot
+            # replace the best so far, m's planned best cannot either: m is passed by,
+            # its spots left owed. When it could, m's owed spots that could are planned
+            # (best bound first, a batch doubling at each try) and m is scored again.
+            # When m's best is a spot not owed, it is m's planned best (same value,
+            # same first index): every other spot scores at most its planned score
+            # plus what planning can only lower, and a spot before it scoring as much
+            # once planned would score at least as much now. So every model is
+            # compared with its planned best or provably left out, in the same order
+            # with the same test: the same (model, spot) wins, and the state every
+            # later step and reader sees is the eager one (costs.py: owed).
+            for m in self.models:
+                if m.id in pos:
+                    continue
+                hit = picks.get(m.id)
+                tries = 0
+                while True:
+                    if hit is None:
+                        ui, sub = scores(m)
+                        if len(ui) == 0:
+                            break
+                        j = int(sub.argmax())
+                        hit = (int(ui[j]), float(sub[j]))
+                    i, v = hit
+                    if not math.isfinite(v) or (best is not None and not v > best[0] + 1e-12):
+                        break
+                    if not self.owed(m.id)[i]:
+                        best = (v, m.id, i)
+                        break
+                    ui, sub = scores(m)
+                    bar = -np.inf if best is None else best[0] + 1e-12
+                    sel = np.flatnonzero(self.owed(m.id)[ui] & (sub > bar))
+                    top = sel[np.lexsort((sel, -sub[sel]))[: PAY_FIRST << min(tries, 20)]]
+                    self.pay(m, ui[top])
+                    refresh(m)
+                    tries += 1
+                    hit = None
             if best is None:
                 return None
             _, mid, i = best
             if not self.exact[mid][i]:
                 self._settle(by_id[mid], np.array([i]))
             if not self.exact[mid][i]:
-                # the spot's cost was a straight-line lower bound: plan the real paths of
-                # this model's usable spots, then choose again
+                # the spot's cost was a straight-line lower bound: this model's usable
+                # spots are to be planned (owed, costs.py; the pick above plans what
+                # it needs), then choose again
                 dg = dense.get(self.keys[mid])
-                if dg is not None:
-                    self._resolve(by_id[mid], np.nonzero(dg.usable(mid))[0])
-                    dg.reset(mid, usable(by_id[mid]), self.costs[mid])
-                    continue
-                self._resolve(by_id[mid], np.nonzero(use[mid].a)[0])
-                use[mid] = Growing(usable(by_id[mid]))
-                ui_of.pop(mid, None)
-                cw_of.pop(mid, None)
+                self.owe(by_id[mid], np.flatnonzero(dg.usable(mid) if dg is not None else use[mid].a))
+                refresh(by_id[mid])
                 continue
             b = self.banks[self.keys[mid]]
             pos[mid] = b.pts[i].copy()
@@ -731,6 +815,14 @@ class ChargeProblem(BankBuilder, SpotBuilder, Refiner, CostBook):
             L = float(np.linalg.norm(g - m.xy))
             return PathResult(L, L, 0.0, ((float(m.xy[0]), float(m.xy[1])), (float(g[0]), float(g[1]))), ())
         return self.field(m).path((float(g[0]), float(g[1])))
+
+
+#: spots paid in _reached's first batch (doubled per batch)
+REACH_FIRST = 32
+
+#: owed spots paid at once when the search's pick needs a model's planned scores
+#: (doubled each time the same model needs more within one step)
+PAY_FIRST = 32
 
 
 def _where_key(p: Placement) -> tuple:

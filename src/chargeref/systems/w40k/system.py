@@ -182,6 +182,8 @@ class W40k:
         best = at_roll
         # the least distance: candidate move lengths in (roll - 1, roll]
         pools = [prob] + ([bare] if bare is not None else [])
+        for q in pools:
+            q.pay_upto(max(best.max_cost, roll) + BUDGET_SLACK)  # (the window's costs as planned: costs.py, owed)
         allc = np.concatenate([q.costs[m.id][q.banks[q.keys[m.id]].ok] for q in pools for m in q.models])
         # (costs equal but for rounding are one candidate: the bisection's steps, and so
         # its answer, must not depend on how the board is turned; ties.py)
