@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Route
+from board_page import Board, open_board
+from playwright.sync_api import Browser, Route
 
 OFF_BOARD = {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "depth": 44}, "units": [
     {"id": "A", "player": 1, "keywords": ["INFANTRY"], "models": [{"id": "A1", "at": [10, 12], "base": {"round": 32}}]},
@@ -22,39 +23,9 @@ OFF_BOARD = {"format": "chargeref/1", "system": "40k", "board": {"width": 60, "d
 REFUSED = ("status of 413", "status of 422")
 
 
-class Board:
-    """A page of the board with its console errors collected."""
-
-    def __init__(self, page: Page, url: str):
-        self.page = page
-        self.url = url
-        self.errors: list[str] = []
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def open(self) -> None:
-        self.page.goto(self.url + "/")
-        self.page.wait_for_selector("body[data-ready='1']", timeout=20_000)
-
-    def state(self) -> Any:
-        return self.page.evaluate("JSON.parse(JSON.stringify(window.chargeref.state))")
-
-    def example(self, name: str) -> None:
-        self.page.select_option("#example-select", name)
-        self.page.wait_for_function(f"window.chargeref.state.name === {json.dumps(name)}")
-        # the live numbers and the check of the new table have come back
-        self.page.wait_for_function("!document.querySelector('#live-nearest').classList.contains('busy')",
-                                    timeout=20_000)
-
-    def click_unit(self, unit: str) -> None:
-        self.page.locator(f"#layer-units .model[data-unit='{unit}']").first.click()
-
-
 @pytest.fixture()
 def board(browser: Browser, server: str) -> Iterator[Board]:
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    b = Board(ctx.new_page(), server)
-    b.open()
+    ctx, b = open_board(browser, server)
     yield b
     ctx.close()
 
