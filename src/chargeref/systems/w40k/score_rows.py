@@ -1,7 +1,7 @@
 """The placement search's per-model score terms held as the rows of one matrix per base
 shape (perf, round 7).
 
-Each step of the greedy search (solver.py, ``_greedy``) asks every waiting model for its
+Each step of the greedy search (greedy.py, ``_greedy``) asks every waiting model for its
 best spot: the largest of ``base[i] - cost[i] * w`` over the spots i it may use (``base``:
 the part of the score that depends on the spot alone, shared by the models of a shape;
 ``w``: the weight of the move's length). Model by model that is a gather, a
