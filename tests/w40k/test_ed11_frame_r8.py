@@ -15,9 +15,10 @@ stopped elsewhere. Touching circles now give their one meeting point in every fr
 now gets one distance (before: 4.489977067 on 14 of 50 frames, 4.966689712 on 36).
 
 That distance is 4.966689712 on every frame, although 4.489977067 is reachable (main's
-ruling of the unturned file after round 8's edges merge, validated): the search's greedy
-still fails at lengths between the two after an earlier failed probe grew its spots, a
-limit of the search (solver.py), not of the frame. ``needed.exact`` is about the roll
+ruling of the unturned file after round 8's edges merge, validated): after its failed probe
+at the lower bound the greedy fails at 4.727 yet succeeds at 4.6, and the bisection
+reads a failure as "every shorter length fails": a limit of the search (the greedy in
+solver.py, the bisection in system.py), not of the frame. ``needed.exact`` is about the roll
 (7, fixed by the pick), which is proven in every frame.
 """
 
