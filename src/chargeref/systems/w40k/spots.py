@@ -332,7 +332,7 @@ class SpotBuilder(BoardBound):
             # perf: every (ga, gb) pair in one pass (the rows of the loop over ga, gb)
             R1s = np.array([ra + ga for ga in gaps_a for _ in gaps_b]).reshape(-1, len(CA))
             R2s = np.array([rb + gb for _ in gaps_a for gb in gaps_b]).reshape(-1, len(CB))
-            return circles_crossings_stack(CA, R1s, CB, R2s)
+            return _touching_safe_crossings(CA, R1s, CB, R2s)
         reach_a = max(gaps_a) + 2 * m.fp.radius
         reach_b = max(gaps_b) + 2 * m.fp.radius
         # perf: the root finder's crossings are kept per problem: they depend only on
@@ -656,6 +656,60 @@ class SpotBuilder(BoardBound):
             key, lambda _fp, _ts: self._pair_crossings(m, targets, [hair], [t for t in self.all_targets], [hair]), m.fp, targets))
         spots = np.vstack([x.reshape(-1, 2) for x in out])
         return spots[np.hypot(*(spots - m.xy).T) <= R + BUDGET_SLACK]
+
+
+#: two circles whose centre distance is within this of the sum (or difference) of their
+#: radii touch: one spot where they meet, in every frame. Far above the rounding of a
+#: centre distance on a 60" board (about 1e-14), far below any gap the rules measure.
+TOUCH = 1e-12
+
+
+def _touching_safe_crossings(C1: np.ndarray, R1s: np.ndarray, C2: np.ndarray, R2s: np.ndarray) -> np.ndarray:
+    """``circles_crossings_stack``, except where two circles touch (their centre distance
+    within TOUCH of the sum or difference of the radii): there the one point where they
+    meet (the closed form's foot point, no offset along the chord), whichever side of
+    the touch rounding put them on.
+
+    Why: a chain of models linked in a straight line (each at the coherency distance of
+    the one before, as the search builds them) makes the first and third models' loci
+    touch exactly. Rounding then decides, by the frame's last bits, whether the two
+    circles cross (two spots ~1e-7 apart) or miss (none); those spots' move lengths
+    change the least-distance bisection's candidates, so a turned board could get another
+    answer (docs/40k.md "Same answer in any frame")."""
+    C1 = np.asarray(C1, dtype=float).reshape(-1, 2)
+    C2 = np.asarray(C2, dtype=float).reshape(-1, 2)
+    X = circles_crossings_stack(C1, R1s, C2, R2s)
+    if len(C1) == 0 or len(C2) == 0:
+        return X
+    R1s = np.asarray(R1s, dtype=float).reshape(-1, len(C1))
+    R2s = np.asarray(R2s, dtype=float).reshape(-1, len(C2))
+    if len(R1s) == 0:
+        return X
+    # the pair distances and the crossing test of circles_crossings_stack, term for term
+    vx = C2[None, :, 0] - C1[:, None, 0]
+    vy = C2[None, :, 1] - C1[:, None, 1]
+    d = np.hypot(vx, vy)
+    r1 = R1s[:, :, None]
+    r2 = R2s[:, None, :]
+    touch = (d > 0)[None] & ((np.abs(d[None] - (r1 + r2)) <= TOUCH) | (np.abs(d[None] - np.abs(r1 - r2)) <= TOUCH))
+    if not touch.any():
+        return X
+    ok = (d > 0)[None] & (d[None] <= r1 + r2) & (d[None] >= np.abs(r1 - r2))
+    keep = np.ones(len(X), dtype=bool)
+    g, i, j = np.nonzero(ok)
+    if len(g):
+        # the rows of each crossing pair, as circles_crossings_stack lays them out
+        cnt = np.bincount(g, minlength=len(R1s))
+        first = np.cumsum(cnt) - cnt
+        plus = 2 * first[g] + (np.arange(len(g)) - first[g])
+        hit = touch[g, i, j]
+        keep[plus[hit]] = False
+        keep[(plus + cnt[g])[hit]] = False
+    tg, ti, tj = np.nonzero(touch)
+    dd = d[ti, tj]
+    a = (R1s[tg, ti] ** 2 - R2s[tg, tj] ** 2 + dd * dd) / (2 * dd)
+    P = C1[ti] + (a / dd)[:, None] * np.stack([vx[ti, tj], vy[ti, tj]], axis=1)
+    return np.vstack([X[keep], P])
 
 
 def _crossings_owned(C1: np.ndarray, R1: np.ndarray, C2: np.ndarray, R2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
