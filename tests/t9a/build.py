@@ -44,3 +44,23 @@ def scen(units: list[dict[str, Any]], terrain: list[dict[str, Any]] | None = Non
 
 def charge(s: Any, charger: str, target: str, dice: tuple[int, ...] | None = (6, 6), **kw: Any) -> Any:
     return SYSTEM.charge(s, ChargeRequest(charger, (target,), dice=dice, **kw))
+
+
+def reach_fleeing_seen(world: Any, A: Any, E: Any, budget: float) -> tuple[Any, Any]:
+    """``moves.reach_fleeing(world, A, E, budget)`` and the search it handed to
+    ``moves.best_forward`` (the forward candidates' test), caught on the way."""
+    from chargeref.systems.t9a import moves
+
+    seen: dict[str, Any] = {}
+    orig = moves.best_forward
+
+    def spy(cands: Any, search: Any, bound: Any) -> Any:
+        seen["search"] = search
+        return orig(cands, search, bound)
+
+    moves.best_forward = spy
+    try:
+        r = moves.reach_fleeing(world, A, E, budget)
+    finally:
+        moves.best_forward = orig
+    return r, seen.get("search")

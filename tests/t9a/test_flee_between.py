@@ -21,11 +21,10 @@ import os
 
 import numpy as np
 import pytest
-from build import B20, round_unit, scen, unit
+from build import B20, reach_fleeing_seen, round_unit, scen, unit
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chargeref.systems.t9a import moves
 from chargeref.systems.t9a.geom import Shape
 from chargeref.systems.t9a.moves import forward_events, reach_crossings, reach_fleeing
 from chargeref.systems.t9a.resolve import Phase
@@ -77,18 +76,7 @@ def test_the_old_candidates_miss_the_gap() -> None:
 
 def test_only_the_gap_works_and_its_constructed_end_is_taken() -> None:
     world, A, E, hi = case()
-    got: dict[str, object] = {}
-    orig = moves.best_forward
-
-    def spy(cands, search, bound):
-        got["search"] = search
-        return orig(cands, search, bound)
-
-    moves.best_forward = spy
-    try:
-        r = reach_fleeing(world, A, E, 20)
-    finally:
-        moves.best_forward = orig
+    r, seen_search = reach_fleeing_seen(world, A, E, 20)
     assert r is not None
     assert r.steps[0].kind == "forward"
     assert r.steps[0].amount == pytest.approx(LO, abs=1e-9)
@@ -96,7 +84,7 @@ def test_only_the_gap_works_and_its_constructed_end_is_taken() -> None:
     # forward, wheel (the outer corner's arc), forward
     cost = r.steps[0].amount + math.radians(abs(r.wheel)) * W + r.steps[2].amount
     assert r.distance == pytest.approx(cost, abs=1e-12)
-    search = got["search"]
+    search = seen_search
     # no wheel at once, nor just before or after the gap; inside it, yes
     for d in (0.0, LO - 1e-3, hi + 1e-3, (LO + hi) / 2 + 0.05):
         assert search(d) is None, d

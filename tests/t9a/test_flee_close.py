@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 import pytest
-from build import B20, round_unit, scen, unit
+from build import B20, reach_fleeing_seen, round_unit, scen, unit
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -96,24 +96,13 @@ def test_both_ends_are_constructed_and_the_old_candidates_miss_the_stretch() -> 
 
 def test_the_stretch_is_found_at_its_constructed_end() -> None:
     world, A, E, d_hi = case()
-    got: dict[str, object] = {}
-    orig = moves.best_forward
-
-    def spy(cands, search, bound):
-        got["search"] = search
-        return orig(cands, search, bound)
-
-    moves.best_forward = spy
-    try:
-        r = reach_fleeing(world, A, E, 20)
-    finally:
-        moves.best_forward = orig
+    r, seen_search = reach_fleeing_seen(world, A, E, 20)
     assert r is not None
     assert r.steps[0].kind == "forward" and r.steps[0].amount == pytest.approx(D_LO, abs=1e-9)
     assert r.steps[1].kind == "wheel" and r.wheel == pytest.approx(T1, abs=1e-4)
     cost = r.steps[0].amount + math.radians(abs(r.wheel)) * W + r.steps[2].amount
     assert r.distance == pytest.approx(cost, abs=1e-12)
-    search = got["search"]
+    search = seen_search
     # blocked just outside the stretch; clear inside it, and dearer than its low end
     for d in (0.0, D_LO - 1e-3, d_hi + 1e-3):
         assert search(d) is None, d  # type: ignore[operator]
