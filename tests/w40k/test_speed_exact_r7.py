@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from test_speed_exact import _walls_scenario
 from test_speed_exact_r6 import _block_unit, _charge_state, _open_scenario, _oval_scenario
 
-from chargeref.systems.w40k import solver
+from chargeref.systems.w40k import greedy
 from chargeref.systems.w40k.score_rows import ScoreRows
 
 
@@ -60,7 +60,7 @@ def test_score_rows_are_the_per_model_search(case: str, monkeypatch) -> None:  #
     (a limit the banks outgrow after a few placements)."""
     make, targets, roll = _CASES[case]
     dense = _charge_state(make(), targets, roll, {})
-    monkeypatch.setattr(solver, "DENSE_CELLS", 0)
+    monkeypatch.setattr(greedy, "DENSE_CELLS", 0)
     plain = _charge_state(make(), targets, roll, {})
     _same_state(dense, plain)
     # a limit crossed while the unit forms up (the fourth growth of each search says
@@ -71,10 +71,10 @@ def test_score_rows_are_the_per_model_search(case: str, monkeypatch) -> None:  #
         switched["calls"] += 1
         if switched["calls"] % 4 == 0:
             switched["n"] += 1
-            return solver.DENSE_CELLS + 1
+            return greedy.DENSE_CELLS + 1
         return 0
 
-    monkeypatch.setattr(solver, "DENSE_CELLS", 10**9)
+    monkeypatch.setattr(greedy, "DENSE_CELLS", 10**9)
     monkeypatch.setattr(ScoreRows, "cells", cells)
     mixed = _charge_state(make(), targets, roll, {})
     _same_state(mixed, plain)
