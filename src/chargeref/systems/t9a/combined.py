@@ -15,6 +15,7 @@ still where they started); the first order that works is the one used.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -250,6 +251,23 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
     # the rounded offsets of each charger's own candidate ends (the search adds those
     # shoulder to shoulder with chargers placed before it, unless already there)
     base_seen = [{round(e.s, 9) for e in es} for es in entries]
+
+    def flush_ends(i: int, placed: list[tuple[int, Entry]]) -> Iterator[Entry]:
+        """Charger i's ends shoulder to shoulder with each placed charger facing the same
+        way, in the order the search takes them, each offset once and none already among
+        its own ends."""
+        seen = base_seen[i]
+        for j, f in placed:
+            if members[j].facing == members[i].facing:
+                if seen is base_seen[i]:
+                    seen = set(seen)  # about to grow: a copy
+                half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
+                for s in (f.s - half, f.s + half):
+                    if round(s, 9) not in seen:
+                        e2 = entry_at(i, s)
+                        if e2 is not None:
+                            yield e2
+                            seen.add(round(s, 9))
     excluded: set[tuple[tuple[int, float], ...]] = set()
     result: CombinedResult | None = None
     for attempt_no in range(2 * MAX_ASSIGNMENTS):
@@ -280,19 +298,7 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
             # two ends, so filtering first and then sorting, stably, leaves the
             # fitting ends in the order the search took them in before)
             opts = own_fitting(i, placed)
-            seen = base_seen[i]
-            for j, f in placed:
-                if members[j].facing == members[i].facing:
-                    if seen is base_seen[i]:
-                        seen = set(seen)  # about to grow: a copy
-                    half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
-                    for s in (f.s - half, f.s + half):
-                        if round(s, 9) not in seen:
-                            e2 = entry_at(i, s)
-                            if e2 is not None:
-                                if fits(i, e2, placed):
-                                    opts.append(e2)
-                                seen.add(round(s, 9))
+            opts.extend(e2 for e2 in flush_ends(i, placed) if fits(i, e2, placed))
             # most models added first, then nearest the middle (a stable sort)
             ranked = sorted(((-(len(e.charger_models) + len(e.target_models - tm)), abs(e.s), e) for e in opts),
                             key=lambda r: (r[0], r[1]))
@@ -311,19 +317,7 @@ def _plan_fixed(world: World, members: list[Member], target: str, fast: bool = T
 
         def _node_plain(i: int, placed: list[tuple[int, Entry]], tm: frozenset[str], cm: int, eng: int) -> None:
             # the node as the plain search takes it: every end asked ``fits`` in turn
-            opts = list(entries[i])
-            seen = base_seen[i]
-            for j, f in placed:
-                if members[j].facing == members[i].facing:
-                    if seen is base_seen[i]:
-                        seen = set(seen)  # about to grow: a copy
-                    half = (ctxs[i].charger.width + ctxs[j].charger.width) / 2
-                    for s in (f.s - half, f.s + half):
-                        if round(s, 9) not in seen:
-                            e2 = entry_at(i, s)
-                            if e2 is not None:
-                                opts.append(e2)
-                                seen.add(round(s, 9))
+            opts = list(entries[i]) + list(flush_ends(i, placed))
             opts.sort(key=lambda e: (-(len(e.charger_models) + len(e.target_models - tm)), abs(e.s)))
             for e in opts:
                 if not fits(i, e, placed):
