@@ -140,7 +140,10 @@ def parse_cases(specs: list[str], cpu: float) -> list[tuple[str, int, float]]:
     return jobs
 
 
-def main() -> None:
+def drive(run: Any, shown: int = 400) -> None:
+    """The command line of a hunt: rule the ``--cases`` with ``run`` (one job each, in
+    ``--jobs`` processes), append every record to OUT as a JSON line and print the
+    flagged ones (an error, a finding, or slow), cut to ``shown`` characters."""
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--cases", nargs="+", required=True)
@@ -149,14 +152,17 @@ def main() -> None:
     a = ap.parse_args()
     jobs = parse_cases(a.cases, a.cpu)
     with open(a.out, "a") as f, mp.get_context("fork").Pool(a.jobs, maxtasksperchild=20) as pool:
-        for recs in pool.imap_unordered(run_case, jobs):
+        for recs in pool.imap_unordered(run, jobs):
             for rec in recs:
                 flag = rec.get("error") or rec.get("findings") or (rec.get("cpu", 0) > SLOW)
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
                 if flag:
-                    print(json.dumps(rec)[:400], flush=True)
+                    print(json.dumps(rec)[:shown], flush=True)
 
+
+def main() -> None:
+    drive(run_case)
 
 if __name__ == "__main__":
     main()

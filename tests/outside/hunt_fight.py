@@ -9,9 +9,7 @@ ruled, then its ``after`` piled in and consolidated (``charged:`` cases). Not a 
 
 from __future__ import annotations
 
-import argparse
 import json
-import multiprocessing as mp
 import random
 import resource
 import signal
@@ -29,8 +27,6 @@ import referee  # noqa: E402
 import referee_fight as rf  # noqa: E402
 import referee_flee  # noqa: E402
 from hunt import CpuLimit, _on_xcpu  # noqa: E402
-
-SLOW = 10.0
 
 
 def _limited(fn: Any, cpu: float) -> tuple[Any, float, str]:
@@ -233,24 +229,9 @@ def run_case(job: tuple[str, int, float]) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    from hunt import parse_cases
+    from hunt import drive
 
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--cases", nargs="+", required=True)
-    ap.add_argument("--cpu", type=float, default=30.0)
-    ap.add_argument("--jobs", type=int, default=1)
-    a = ap.parse_args()
-    jobs = parse_cases(a.cases, a.cpu)
-    with open(a.out, "a") as f, mp.get_context("fork").Pool(a.jobs, maxtasksperchild=20) as pool:
-        for recs in pool.imap_unordered(run_case, jobs):
-            for rec in recs:
-                flag = rec.get("error") or rec.get("findings") or (rec.get("cpu", 0) > SLOW)
-                f.write(json.dumps(rec) + "\n")
-                f.flush()
-                if flag:
-                    print(json.dumps(rec)[:600], flush=True)
-
+    drive(run_case, 600)
 
 if __name__ == "__main__":
     main()
